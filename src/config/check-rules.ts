@@ -37,10 +37,7 @@ export function checkWebhookExposure(rawEnv: Record<string, string | undefined>,
   return issues;
 }
 
-/**
- * Rules between variables. Each applies only when its feature is on, and only when the variables it compares
- * were valid: a rule checked against a default that stands in for a refused value would report nonsense.
- */
+/** Rules between variables, checked only when the variables compared were valid (a stand-in default would report nonsense). */
 export function checkCrossFieldRules({ source }: Settings, broken: ReadonlySet<string>): ConfigIssue[] {
   const issues: ConfigIssue[] = [];
   if (source.webhook_secret_previous !== undefined && source.webhook_secret === undefined && !broken.has('WEBHOOK_SECRET'))
@@ -82,11 +79,7 @@ export function checkSourceRules(settings: Settings, host: string, sources: Sour
   return issues;
 }
 
-/**
- * CA files are read when the relay starts: one that cannot be read is said now, by its variable, with the rest (else
- * check-config passes and serve stops on a bare ENOENT). One has no effect without its URL (said elsewhere); the
- * transports check their own (SMTP_CA_FILE).
- */
+/** CA files are read at start: one that cannot be read is said now, by its variable (else serve stops on a bare ENOENT). */
 export function checkCaFiles(sources: readonly SourceConfig[], readFile: (file: string) => unknown): ConfigIssue[] {
   const issues: ConfigIssue[] = [];
   for (const { name, netbox } of sources) {

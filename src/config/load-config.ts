@@ -20,10 +20,7 @@ export class ConfigError extends Error {
   }
 }
 
-/**
- * The relay's configuration: the settings as the schema's parse nests them (each field's type from the schema),
- * with what is derived from them (the sources, the routes, the transport in force) and the fixed limits a test shortens.
- */
+/** The settings as the schema nests them, with what is derived from them and the fixed limits a test shortens. */
 export type Config = ReturnType<typeof loadConfig>;
 
 export interface LoadConfigOptions {
@@ -39,9 +36,8 @@ export interface LoadConfigOptions {
 export const FILE_MODE_DEFAULT_TO = 'compliance-reports@localhost';
 
 /**
- * Validates the environment once, at boot. Empty values count as unset (as `${VAR:-}` in compose
- * produces them). Throws {@link ConfigError} listing every problem by variable name, in one pass: a value
- * the schema refuses is reported, and every rule that does not depend on it is still checked.
+ * Validates the environment once, at boot; empty values count as unset (as compose's `${VAR:-}` gives them). Throws
+ * {@link ConfigError} listing every problem: a refused value is reported, and every rule not depending on it still checked.
  */
 export function loadConfig(rawEnv: Record<string, string | undefined>, options: LoadConfigOptions) {
   const env = Object.fromEntries(Object.entries(rawEnv).filter(([, value]) => value !== undefined && value !== '')) as Record<

@@ -34,10 +34,8 @@ export function readSecretFile(readFile: (file: string) => string, file: string,
 const ONE_PARSE = { jitless: true } as const;
 
 /**
- * The schema stage: each variable goes to its field, and the schema's parse builds the nested settings (`values`; `flat`
- * by variable name, what the transports' descriptors read). Variables the schema refuses are reported and left out
- * (`broken`), and the rest is parsed again without them, so the semantic stage still sees every value that is valid.
- * `leaves`: the schema's settings, listed once per load.
+ * The schema stage: the nested settings (`values`; `flat` by variable name, as the transports read them). Variables the
+ * schema refuses are reported and left out (`broken`), and the rest is parsed again, so later rules see every valid value.
  */
 export function parseSettings(env: Record<string, string>, schema: AnySettingsSchema, leaves: SettingLeaf[]) {
   const done = (values: unknown, broken: ReadonlySet<string>, issues: ConfigIssue[]) => ({

@@ -3,11 +3,7 @@ import { findTransport, TRANSPORTS, type TransportDescriptor } from '../notify';
 import { SECRET_MARK as REDACTED } from '../shared';
 import type { Config } from './load-config';
 
-/**
- * The configuration as it may be logged: only what is in force, and every secret value (those of the
- * settings the schema flags `secret`, and what is derived from them: `Config.secretValues`) replaced
- * wherever it sits, so a new secret setting is redacted without being named here.
- */
+/** The configuration as it may be logged: only what is in force, every value of `Config.secretValues` redacted wherever it sits. */
 export function redactConfig(config: Config, transports: readonly TransportDescriptor[] = TRANSPORTS): Record<string, unknown> {
   const secrets = new Set(config.secretValues);
   const transport = findTransport(config.transport, transports).describeConfig(config.transport.settings);

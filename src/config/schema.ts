@@ -86,19 +86,14 @@ export function listSettingLeaves(schema: AnySettingsSchema, path: string[] = []
   });
 }
 
-/**
- * The relay's one schema with every transport's section: a transport's settings are its descriptor's, so
- * one added to TRANSPORTS (or given by a test) is parsed, documented and listed like the rest. The built-in
- * sections already sit in {@link SettingsSchema}, where the reference shows them.
- */
+/** The relay's one schema with the sections of `transports` (a test may give more), parsed and documented like the rest. */
 export function buildSettingsSchema(transports: readonly TransportDescriptor[] = TRANSPORTS): AnySettingsSchema {
   return SettingsSchema.extend({ transport: z.object(buildTransportSettings(transports)) });
 }
 
 /**
- * Every environment variable the relay reads, each in the field of the configuration it sets: its type, default,
- * allowed values, group and description. docs/configuration.md's reference, .env.example and `check-config` are
- * generated from it; the parse of the environment (`parseSettings`) builds the nested settings from it.
+ * Every environment variable the relay reads, in the field of the configuration it sets, with its docs: the reference,
+ * .env.example and `check-config` are generated from it.
  */
 export const SettingsSchema = z.object({
   http: z.object({

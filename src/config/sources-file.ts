@@ -80,10 +80,8 @@ interface SourcesContext {
 }
 
 /**
- * Every source: the `default` one from its variables (NETBOX_URL, NETBOX_TOKEN, NETBOX_CA_FILE, WEBHOOK_SECRET(_PREVIOUS),
- * WEBHOOK_ALLOWED_IPS, EXPECT_REPORT_EVERY, CATCH_UP_EVERY: `Settings['source']`, in a SOURCES_FILE entry's fields) at the
- * bare WEBHOOK_PATH, then SOURCES_FILE's named ones, each problem (`issues`) or retired field (`warnings`) reading
- * "<file>: source 2 (lab) field: why".
+ * Every source: the `default` one from its variables (`Settings['source']`) at the bare WEBHOOK_PATH, then SOURCES_FILE's
+ * named ones, each problem (`issues`) or retired field (`warnings`) reading "<file>: source 2 (lab) field: why".
  */
 export function readSources(settings: Settings, context: SourcesContext, issues: ConfigIssue[], warnings: ConfigIssue[]): SourceConfig[] {
   const build = (name: string, fields: SourceFields) => buildSource(name, fields, settings, context.cwd);
@@ -170,10 +168,7 @@ function resolveSecret(
 /** Whether a source's catch-up runs: `on` with its cadence, or `off` with the reason in the setting's own words. */
 export type CatchUpPlan = { on: true; everyMs: number; max: number } | { on: false; reason: string };
 
-/**
- * Decides once whether the relay fetches a source's missed reports from NetBox: it needs the source's
- * NetBox URL and token (validity's list is read with it) and a cadence that is not `off`.
- */
+/** Whether the relay fetches a source's missed reports: it needs NetBox's URL and token and a cadence that is not `off`. */
 export function planCatchUp(source: Pick<SourceConfig, 'name' | 'netbox' | 'catchUp'>): CatchUpPlan {
   const isDefault = source.name === DEFAULT_SOURCE_NAME;
   const name = (env: string, field: string) => (isDefault ? env : `${field} of ${source.name} in SOURCES_FILE`);

@@ -51,10 +51,8 @@ function describeFixable(code: string, message: string, server: string): string 
 }
 
 /**
- * A connection, TLS or login failure (an error, or a stored failure) in words a user acts on: what
- * happened and what to change. Undefined for failures outside this list (the server's answer to a
- * message, a template): those are described where they are caught. `server` names the mail server
- * (`host:port` from SMTP_URL); absent, the address in the error or "the mail server in SMTP_URL".
+ * A connection, TLS or login failure (an error, or a stored failure) in words a user acts on; undefined for any
+ * other failure. `server` names the mail server (`host:port`); absent, the address in the error, if any.
  */
 export function describeMailError(error: { code?: string; message?: string }, server?: string): string | undefined {
   const code = error.code ?? '';

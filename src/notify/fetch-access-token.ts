@@ -59,10 +59,8 @@ const RESPONSE_MAX_BYTES = 64 * 1024;
 const DEFAULT_TOKEN_LIFETIME_SECONDS = 300;
 
 /**
- * The token request for `config`: Microsoft identity platform v2 client credentials (a client secret,
- * or a certificate as a signed JWT client assertion, RFC 7523 §2.2), or Google's service-account JWT
- * bearer grant (RFC 7523 §2.1) with `sub` the mailbox to act as. A fresh assertion is signed for
- * every request. Rejects with `OAUTH2_REFUSED` or `OAUTH2_UNAVAILABLE`.
+ * The token request for `config`: Microsoft's client credentials (a secret, or a certificate's signed JWT, RFC 7523
+ * §2.2), or Google's service-account JWT bearer grant (RFC 7523 §2.1). Rejects with `OAUTH2_REFUSED` or `OAUTH2_UNAVAILABLE`.
  */
 export function createAccessTokenFetcher(config: OAuth2Config, deps: { clock: Clock; fetch?: typeof fetch }): () => Promise<AccessToken> {
   const host = new URL(config.tokenUrl).host;

@@ -150,10 +150,8 @@ function configureSmtp(e: SmtpEnv, context: TransportContext) {
 }
 
 /**
- * SMTP through a nodemailer pool. `smtp://` upgrades with STARTTLS when the server offers it, `smtps://` is
- * implicit TLS; certificates are always verified (SMTP_CA_FILE adds a private CA). With OAuth2 nodemailer logs
- * in with AUTH XOAUTH2, taking the token from the relay's cache (its `oauth2_provision_cb` hook), so every pooled
- * connection shares one token and one request for it; a token the server refuses is renewed once by nodemailer.
+ * SMTP through a nodemailer pool; certificates are always verified. With OAuth2 nodemailer logs in with AUTH XOAUTH2,
+ * taking the token from the relay's cache, so every pooled connection shares one token and one request for it.
  */
 export function createSmtpSender(config: SmtpConfig, io: NotifierIo): Sender {
   const options = buildSmtpOptions(config, io.readFile);

@@ -13,10 +13,7 @@ import type { ConfiguredTransport, Notifier, NotifierIo, TransportContext, Trans
  */
 export const TRANSPORTS = [graphTransport, smtpTransport, fileTransport] as const;
 
-/**
- * The settings of `transports`: MAIL_TRANSPORT, which chooses among those that say what choosing them means
- * (`choice`), then each one's own section.
- */
+/** MAIL_TRANSPORT, choosing among the transports with a `choice`, then each transport's own section. */
 export function buildTransportSettings<const T extends readonly TransportDescriptor[]>(transports: T) {
   // Least specific first, as the references list them: the default, SMTP, leads.
   const chosen = transports.filter((t) => t.choice !== undefined).reverse();
@@ -32,10 +29,7 @@ export function buildTransportSettings<const T extends readonly TransportDescrip
 
 type UnionToIntersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never;
 
-/**
- * The relay's one catalogue of failure codes: each transport's own (its descriptor's `failures`, listed from the
- * least specific transport, as docs/errors.md shows them) and the relay's, for the transports given (a test's too).
- */
+/** The relay's one catalogue of failure codes: each transport's own (least specific first, as docs/errors.md shows them) and the relay's. */
 export function buildFailureCatalogue(transports: readonly TransportDescriptor[] = TRANSPORTS): FailureCatalogue {
   return Object.assign({}, ...[...transports].reverse().map((t) => t.failures), RELAY_FAILURES) as FailureCatalogue;
 }
@@ -46,10 +40,7 @@ export const FAILURE_CATALOGUE: FailureCatalogue = buildFailureCatalogue();
 /** The transport in force with the relay's own transports: a union narrowed by `name`. */
 export type TransportConfig = ConfiguredTransport<(typeof TRANSPORTS)[number]>;
 
-/**
- * Each transport reads its settings (each reports its own problems, such as SMTP_USER without SMTP_URL);
- * the first that is selected is the one in force.
- */
+/** Each transport reads its settings and reports its own problems; the first that is selected is the one in force. */
 export function configureTransport(
   env: Readonly<Record<string, unknown>>,
   context: TransportContext,
@@ -71,11 +62,7 @@ export function findTransport(transport: { name: string }, transports: readonly 
   return found;
 }
 
-/**
- * The relay's notifier for the transport in force (the core does not touch the disk or the network itself): its
- * sender, whose every failure is classified against the catalogue of `transports`, so a transport's own codes
- * read as it declared them.
- */
+/** The notifier of the transport in force: its sender, every failure classified against the catalogue of `transports`. */
 export function createNotifier(
   transport: { name: string; settings: unknown },
   io: NotifierIo,
@@ -97,9 +84,8 @@ export function createNotifier(
 }
 
 /**
- * A fetch that sends each request through the proxy the environment names for its URL (HTTPS_PROXY,
- * HTTP_PROXY, NO_PROXY: see chooseProxy), with undici's ProxyAgent (a CONNECT tunnel); requests no proxy
- * applies to go out through the global fetch as before. Undefined when no proxy is set: callers keep theirs.
+ * A fetch through the proxy the environment names for each URL (see chooseProxy), with undici's ProxyAgent (a
+ * CONNECT tunnel); other requests use the global fetch. Undefined when no proxy is set.
  */
 function createProxyFetch(proxy: ProxySettings | undefined): typeof fetch | undefined {
   if (!proxy?.httpProxy && !proxy?.httpsProxy) return undefined;

@@ -22,10 +22,7 @@ const relay = buildFailureFacts.bind(undefined, 'any');
 /** The mail server was never asked (the template or the stored delivery was at fault). */
 const NOT_SENT = { answered: true };
 
-/**
- * The relay's own failure codes. notify's FAILURE_CATALOGUE joins them with the transports' (their descriptors'
- * `failures`) into the one closed catalogue stored, logged, used as a metric label and read by everything else.
- */
+/** The relay's own failure codes; notify's FAILURE_CATALOGUE joins them with the transports' into the one closed catalogue. */
 export const RELAY_FAILURES = {
   // The same report renders once the template is fixed: tried again, never given up.
   TEMPLATE: relay(true, 'message', 'A mail template failed to render (a configuration problem).', { answered: true, held: true }),
