@@ -10,10 +10,7 @@ import {
 import * as fixed from './fixed-limits';
 import { CATCH_UP_MAX_MAILED } from './sources-file';
 
-/**
- * Variables the relay no longer reads, each with what took its place. One still set is not an error (the
- * relay works as before) but is warned about by `check-config` and at start, so that nothing changes silently.
- */
+/** Variables the relay no longer reads, each with what took its place. */
 export const RETIRED_SETTINGS: Readonly<Record<string, string>> = {
   GRAPH_CONCURRENCY: `is no longer read: Graph requests in flight are fixed at ${GRAPH_CONCURRENCY}, Exchange Online's limit per app and mailbox; remove it`,
   SMTP_PAUSE_AFTER_4XX: `is no longer read: ${fixed.PAUSE_AFTER_4XX_IN_A_ROW} different deliveries answered 4xx in a row pause the queue; remove it`,

@@ -9,10 +9,7 @@ import { catchUpEvery, type Settings } from './schema';
 /** Sources one relay serves at most: each one is a route, a NetBox client and a metrics label value. */
 const MAX_SOURCES = 50;
 
-/**
- * Missed reports of a source mailed one by one per catch-up, the newest: enough for a day's outage at
- * hourly reports; beyond it a flood of old mails helps no one, and one notice names the rest.
- */
+/** Missed reports mailed one by one per catch-up, the newest: a day's outage at hourly reports; one notice names the rest. */
 export const CATCH_UP_MAX_MAILED = 20;
 
 /** One NetBox instance the relay receives reports from and enriches them with. */
@@ -33,10 +30,7 @@ export interface SourceConfig {
   expectEveryMs?: number;
 }
 
-/**
- * A secret given by reference only (SOURCES_FILE is meant to be committed): `<field>_file` (a path,
- * as Docker and Kubernetes mount secrets) or `<field>_env` (the name of an environment variable).
- */
+/** A secret given by reference only (SOURCES_FILE is meant to be committed): `<field>_file` (a path) or `<field>_env`. */
 const secretRef = z.string().trim().min(1).max(1000);
 const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be the name of an environment variable');
 const cidr = z.string().refine((v) => parseCidr(v) !== undefined, 'is not an IP address or CIDR range (examples: 10.0.0.0/8)');

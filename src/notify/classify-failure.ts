@@ -3,9 +3,8 @@ import { readFailureFacts, type FailureCatalogue } from '../shared';
 import type { FailureClass } from './notifier';
 
 /**
- * The one place that decides whether a failed send can succeed later (alertmanager notify/retry_stage): the
- * transport set the code where it caught the error, the catalogue its transports make says what it means. A code
- * outside the catalogue is `UNKNOWN`, its own code kept in the message only, so it can never become a metric label.
+ * The one place that decides whether a failed send can succeed later: the catalogue says what the transport's code
+ * means. A code outside it is `UNKNOWN`, kept in the message only, so it can never become a metric label.
  */
 export function classifyFailure(error: unknown, catalogue: FailureCatalogue): FailureClass {
   const message = describe(error);
@@ -48,10 +47,7 @@ function describe(error: unknown): string {
   return `${message}${response}`.replace(/\s+/g, ' ').slice(0, 1000);
 }
 
-/**
- * The code a command or the health check shows for a failed check: the catalogue's (so an expired certificate
- * reads `ETLS` everywhere, as it is stored), or the error's own when the catalogue has none (`EACCES`).
- */
+/** The code a command or the health check shows for a failed check: the catalogue's, else the error's own (`EACCES`). */
 export function readFailureCode(error: unknown, catalogue: FailureCatalogue): string {
   const { code } = classifyFailure(error, catalogue);
   if (code !== 'UNKNOWN') return code;

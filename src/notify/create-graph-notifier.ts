@@ -53,9 +53,8 @@ export function createGraphSender(config: GraphConfig, io: NotifierIo): Sender {
 }
 
 /**
- * Graph takes the recipients from the MIME headers only, but the relay's stored message (what the
- * dashboard shows) has no Bcc header: the blind copies are in the envelope alone. They are added here
- * as a Bcc header, which Exchange delivers to and removes from the copies it delivers.
+ * Graph takes the recipients from the MIME headers only, but the stored message has no Bcc header (the blind copies
+ * are in the envelope alone): added here, Exchange delivers to it and removes it from the copies.
  */
 export function withBccHeader(raw: Buffer, envelopeTo: string[]): Buffer {
   const text = raw.toString('latin1');

@@ -4,21 +4,15 @@ import { SMTP_FAILURES } from './smtp-failures';
 
 /** OpenSSL's words when the peer's first bytes are not TLS: an SMTP greeting, read as a TLS record. */
 const NOT_TLS = /wrong version number|packet length too long|unknown protocol|ssl3_get_record|record layer failure/i;
-/**
- * The catalogue's codes for failing to reach, secure or log in to the mail server, and the codes
- * nodemailer and Node give before the relay classifies them (`ENOTFOUND`, `ERROR`).
- */
+/** The codes of failing to reach, secure or log in to the mail server, and those nodemailer and Node give unclassified. */
 const CONNECTION_CODES: ReadonlySet<string> = new Set([
   ...Object.keys(SMTP_FAILURES).filter((code) => SMTP_FAILURES[code].scope === 'server' || SMTP_FAILURES[code].configProblem),
   'ENOTFOUND',
   'ERROR',
 ]);
 
-/*
- * The failures a user can cause and fix: how to recognise each, and its words. Ordered: a TLS failure arrives
- * as ESOCKET like a refused connection, so the message decides first. Each sentence says what happened, then
- * what to change; the raw error stays in the logs beside it.
- */
+// The failures a user can cause and fix, each saying what happened, then what to change. Ordered: a TLS failure
+// arrives as ESOCKET like a refused connection, so the message decides first.
 function describeFixable(code: string, message: string, server: string): string | undefined {
   if (code === 'SMTP_TLS_REQUIRED')
     return (

@@ -56,9 +56,8 @@ export interface NotifierIo {
 }
 
 /**
- * One transport, described once: its settings section (part of the relay's one schema), the configuration it takes
- * from them (`configure`: undefined when they do not select it), its sender, what the start line, `verify-smtp` and
- * `check-config` say about it, and the failure codes it sets.
+ * One transport, described once: its settings section, the configuration it takes from them (undefined when they do
+ * not select it), its sender, what commands say about it, and the failure codes it sets.
  */
 export interface TransportDescriptor<Name extends string = string, Settings = unknown, Shape extends z.ZodRawShape = z.ZodRawShape> {
   readonly name: Name;

@@ -74,10 +74,7 @@ export function oauth2Secrets(oauth2: OAuth2Config | undefined): string[] {
   return [...(oauth2.provider === 'microsoft' && oauth2.clientSecret ? [oauth2.clientSecret] : []), ...key];
 }
 
-/**
- * The OAuth2 settings for `use`, checked once at boot (problems pushed onto `issues`): every missing variable is
- * named, and the key, certificate and service-account files are read and parsed now, so a wrong file stops the start.
- */
+/** The OAuth2 settings for `use`, checked at boot: the key, certificate and service-account files are read and parsed now. */
 export function buildOAuth2Config(e: Env, use: OAuth2Use, context: Pick<TransportContext, 'readFile' | 'issues' | 'rawEnv'>) {
   const { issues } = context;
   // Google when a service-account key is given, Microsoft otherwise; both providers' credentials at once is an error.
@@ -112,9 +109,8 @@ export function buildOAuth2Config(e: Env, use: OAuth2Use, context: Pick<Transpor
 type ReadFile = (variable: string, file: string) => string | undefined;
 
 /**
- * Microsoft's credential, parsed now so that a wrong file is named at boot: a client secret, or a certificate and
- * its key in OAUTH2_CERTIFICATE_FILE (the usual PEM bundle), the key maybe still in its retired file of its own
- * (OAUTH2_PRIVATE_KEY_FILE: a relay that still sets it keeps working, warned).
+ * Microsoft's credential: a client secret, or a certificate and its key in OAUTH2_CERTIFICATE_FILE (the usual PEM
+ * bundle); the key may still be in its retired file (OAUTH2_PRIVATE_KEY_FILE: a relay that sets it keeps working, warned).
  */
 function buildMicrosoftConfig(e: Env, use: OAuth2Use, { issues, rawEnv }: Pick<TransportContext, 'issues' | 'rawEnv'>, read: ReadFile) {
   const required = `is required with ${use.kind === 'smtp' ? "Microsoft's XOAUTH2 login" : 'MAIL_TRANSPORT=graph'}`;
@@ -168,10 +164,7 @@ function buildMicrosoftConfig(e: Env, use: OAuth2Use, { issues, rawEnv }: Pick<T
   };
 }
 
-/**
- * The first PEM block whose label matches and that `parse` accepts, alone, so that the key (a secret, masked in
- * logs) is kept apart from the certificate.
- */
+/** The first PEM block whose label matches, if `parse` accepts it: alone, so the key (a secret) is kept apart from the certificate. */
 function findPem(text: string, label: RegExp, parse: (pem: string) => unknown): string | undefined {
   for (const [block, name] of text.matchAll(/-----BEGIN ([A-Z0-9 ]+)-----[\s\S]*?-----END \1-----/g)) {
     if (!label.test(name)) continue;
@@ -232,10 +225,7 @@ function buildGoogleConfig(e: Env, use: OAuth2Use, issues: ConfigIssue[], read: 
   };
 }
 
-/**
- * Tokens and mail travel over these URLs: https only, except to a loopback address (a local test
- * double); the certificate is verified like every other TLS peer of the relay.
- */
+/** Tokens and mail travel over these URLs: https only, except to a loopback address (a local test double). */
 export function checkEndpointUrl(variable: string, value: string | undefined, issues: ConfigIssue[]): void {
   if (value === undefined) return;
   let url: URL;

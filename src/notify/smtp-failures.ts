@@ -7,9 +7,8 @@ const ANSWERED = { answered: true };
 const HELD = { held: true };
 
 /**
- * The SMTP transport's failure codes. SMTP_4XX's scope depends on the reply (421 is about the service,
- * RFC 5321 §3.8), so it is decided where the error is read ({@link readSmtpError}). Codes are nodemailer's
- * `err.code` where it has one (nodemailer `lib/errors.js`), so the stored code reads like the library's documentation.
+ * The SMTP transport's failure codes: nodemailer's `err.code` where it has one, so the stored code reads like its
+ * documentation. SMTP_4XX's scope depends on the reply, so {@link readSmtpError} decides it.
  */
 export const SMTP_FAILURES: FailureCatalogue = {
   SMTP_4XX: smtp(true, 'message', 'The mail server refused the message for now (temporary 4xx).', ANSWERED),

@@ -28,9 +28,8 @@ const TYPE_WORDS: Record<string, string> = {
 };
 
 /**
- * A schema issue in the words of the person who wrote the value: "must be a whole number", "must be
- * one of json, pretty", "is required", never zod's "expected number, received NaN". A message the
- * schema wrote itself is kept. The caller puts the variable or field name in front.
+ * A schema issue in the words of the person who wrote the value ("must be a whole number", never zod's "expected
+ * number, received NaN"); a message the schema wrote itself is kept. The caller puts the name in front.
  */
 export function describeZodIssue(issue: ZodIssueFacts): string {
   if (!ZOD_DEFAULT_MESSAGE.test(issue.message)) return issue.message;

@@ -1,6 +1,12 @@
-import type Pino from 'pino';
+import type pino from 'pino';
 import type { Logger } from 'pino';
 import { createSecretMask, SECRET_MARK } from './mask-secrets';
+
+/** pino, loaded by the first logger: `--help` and `check-config` log nothing and do not load it. */
+function loadPino(): typeof pino {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy on purpose: only commands that log load it
+  return require('pino') as typeof pino;
+}
 
 export type { Logger };
 
@@ -10,7 +16,7 @@ export interface LoggerOptions {
   /** Literal secret values to mask wherever they appear in a log line. */
   secrets?: string[];
   /** Where JSON lines go (default: stdout). */
-  destination?: Pino.DestinationStream;
+  destination?: pino.DestinationStream;
 }
 
 /** Keys that hold secrets in a logged object, at its top and one level down, and in a request's headers. */
@@ -29,11 +35,10 @@ const REDACT_PATHS = [
  * one that reaches a message string (an SMTP URL in an error, say) is still never written.
  */
 export function createLogger(options: LoggerOptions): Logger {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy on purpose: `--help` and `check-config` log nothing
-  const pino = require('pino') as typeof Pino;
+  const pino = loadPino();
   const secrets = options.secrets ?? [];
   const maskSecrets = createSecretMask(secrets);
-  const base: Pino.LoggerOptions = {
+  const base: pino.LoggerOptions = {
     level: options.level,
     redact: { paths: REDACT_PATHS, censor: SECRET_MARK },
     base: { service: 'compliance-relay' },
@@ -48,5 +53,5 @@ export function createLogger(options: LoggerOptions): Logger {
 
 /** A logger that writes nothing, for tests and library use. */
 export function createSilentLogger(): Logger {
-  return createLogger({ level: 'silent', format: 'json', destination: { write: () => undefined } });
+  return loadPino()({ level: 'silent' });
 }
