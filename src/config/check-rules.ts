@@ -5,9 +5,8 @@ import type { Settings } from './schema';
 import type { SourceConfig } from './sources-file';
 
 /**
- * A relay must not take unsigned deliveries from the network by accident: beyond loopback it needs WEBHOOK_SECRET, or
- * WEBHOOK_ALLOW_UNSIGNED=true to say it is meant. A blank secret is refused (though other empty values are unset, it is too
- * easily a secret that went missing), and so is a short one; the previous secret of a rotation, being retired, is not checked.
+ * No unsigned deliveries from the network by accident: beyond loopback WEBHOOK_SECRET, or WEBHOOK_ALLOW_UNSIGNED=true.
+ * A blank secret is refused (too easily one that went missing), and so is a short one (the previous one is not checked).
  */
 export function checkWebhookExposure(rawEnv: Record<string, string | undefined>, s: Settings, host: string): ConfigIssue[] {
   const issues: ConfigIssue[] = [];

@@ -38,10 +38,7 @@ export const catchUpEvery = z
     return z.NEVER;
   });
 
-/**
- * express's `trust proxy` (https://expressjs.com/en/guide/behind-proxies.html), checked by the library express compiles it
- * with (proxy-addr), so that a value express would refuse at start is refused with the rest of the configuration.
- */
+/** express's `trust proxy`, checked by proxy-addr (as express does) so a bad value is refused with the rest of the configuration. */
 const trustProxy = z
   .string()
   .trim()

@@ -92,9 +92,8 @@ export function createAccessTokenFetcher(config: OAuth2Config, deps: { clock: Cl
 }
 
 /**
- * The grant's form. Microsoft's certificate credential is a JWT signed with the certificate's key, naming the
- * certificate by its SHA-1 (`x5t`) and SHA-256 (`x5t#S256`) thumbprints, as the identity platform requires, used
- * at once (Microsoft accepts up to 10 minutes); Google's assertion may live an hour, its limit.
+ * The grant's form. Microsoft's certificate credential is a JWT naming the certificate by its SHA-1 and SHA-256
+ * thumbprints, as the identity platform requires, used at once; Google's assertion may live an hour, its limit.
  */
 async function buildTokenForm(config: OAuth2Config, nowMs: number): Promise<URLSearchParams> {
   const now = Math.floor(nowMs / 1000);

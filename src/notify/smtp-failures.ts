@@ -89,9 +89,8 @@ function isSocketCode(code: string | undefined): boolean {
 const UNIT_MS: Readonly<Record<string, number>> = { s: 1_000, m: 60_000, h: 3_600_000 };
 
 /**
- * The wait an SMTP reply states, if it states one: "try again in 30 seconds", "retry after 2 minutes",
- * "please come back in 00:05:00" (milter-greylist). Most servers say only "try again later" (Gmail's 421 4.7.0,
- * Exchange Online's 451 4.7.500, Postfix's 450 4.7.1 "too much mail"): then nothing is guessed.
+ * The wait an SMTP reply states: "try again in 30 seconds", "come back in 00:05:00" (milter-greylist). Most servers
+ * say only "try again later" (Gmail, Exchange Online, Postfix): then nothing is guessed.
  */
 function parseStatedWaitMs(reply: string): number | undefined {
   const text = reply.slice(0, 1000);

@@ -232,12 +232,8 @@ function buildSmtpOptions(config: SmtpConfig, readFile: (file: string) => Buffer
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const port = url.port ? Number(url.port) : secure ? 465 : 587;
   return {
-    /*
-     * TCP_NODELAY on every connection: nodemailer leaves Nagle's algorithm on, which holds the message's final
-     * "\r\n.\r\n" until the server acknowledges the body, and the server delays that by up to 40 ms (Linux's
-     * delayed ACK), on every mail after the first of a pooled connection. nodemailer's documented `getSocket` hook
-     * takes our socket while it connects, so its handlers, greeting timeout, TLS and certificate checks apply as to its own.
-     */
+    // TCP_NODELAY: with Nagle's algorithm on (nodemailer's default) the final "\r\n.\r\n" waits for the server's
+    // delayed ACK of the body, up to 40 ms per pooled mail. nodemailer's `getSocket` hook applies all its checks to our socket.
     getSocket: (_options, callback) => callback(null, { connection: net.connect({ host, port, noDelay: true }) }),
     host,
     port,

@@ -3,9 +3,8 @@ export interface FailureFacts {
   /** A later attempt can succeed (principle 3). */
   retryable: boolean;
   /**
-   * An operator must act (credentials, TLS, a template), logged loudly; the same mail passes once they have, so no
-   * delivery is given up for it, whatever its attempts (with scope `server` the whole queue waits). A code is final
-   * only when sending the same mail again can never pass.
+   * An operator must act (credentials, TLS, a template); the same mail passes once they have, so no delivery is given
+   * up for it (with scope `server` the whole queue waits).
    */
   configProblem: boolean;
   /** `server`: every delivery would fail alike (the worker pauses the whole queue); `message`: this one only. */
