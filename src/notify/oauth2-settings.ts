@@ -110,7 +110,7 @@ type ReadFile = (variable: string, file: string) => string | undefined;
 
 /**
  * Microsoft's credential: a client secret, or a certificate and its key in OAUTH2_CERTIFICATE_FILE (the usual PEM
- * bundle); the key may still be in its retired file (OAUTH2_PRIVATE_KEY_FILE: a relay that sets it keeps working, warned).
+ * bundle); the key may still be in its retired file of its own (a relay that sets it keeps working, warned).
  */
 function buildMicrosoftConfig(e: Env, use: OAuth2Use, { issues, rawEnv }: Pick<TransportContext, 'issues' | 'rawEnv'>, read: ReadFile) {
   const required = `is required with ${use.kind === 'smtp' ? "Microsoft's XOAUTH2 login" : 'MAIL_TRANSPORT=graph'}`;
