@@ -143,7 +143,7 @@ function buildMicrosoftConfig(e: Env, use: OAuth2Use, { issues, rawEnv }: Pick<T
     if (credential.certificatePem === undefined) issues.push({ variable, message: `${file} holds no PEM certificate` });
     if (retiredKeyFile !== undefined) {
       const keyFile = read('OAUTH2_PRIVATE_KEY_FILE', retiredKeyFile);
-      credential.privateKeyPem = keyFile && findPem(keyFile, /PRIVATE KEY$/, createPrivateKey);
+      credential.privateKeyPem = keyFile === undefined ? undefined : findPem(keyFile, /PRIVATE KEY$/, createPrivateKey);
       if (keyFile !== undefined && credential.privateKeyPem === undefined)
         issues.push({ variable: 'OAUTH2_PRIVATE_KEY_FILE', message: `${retiredKeyFile} is not a PEM private key` });
     } else {
