@@ -52,22 +52,20 @@ function describeNetbox(shared: Config['netbox'], netbox: Config['sources'][numb
 
 /** A copy of `value` where each secret string reads [REDACTED], a URL's password REDACTED, and a PEM block only that it is set. */
 function maskSecrets(value: unknown, secrets: ReadonlySet<string>): unknown {
-  if (typeof value === 'string') return maskString(value, secrets);
+  if (typeof value === 'string') {
+    const url = parseUrl(value);
+    // The URL stays readable (which server, which user); only its password goes.
+    if (url?.password) {
+      url.password = 'REDACTED';
+      return url.toString();
+    }
+    if (secrets.has(value)) return REDACTED;
+    // A certificate is public, but its many lines of base64 tell a reader nothing: that it is set is enough.
+    return value.startsWith('-----BEGIN ') ? 'set (PEM, not shown)' : value;
+  }
   if (Array.isArray(value)) return value.map((item) => maskSecrets(item, secrets));
   if (value === null || typeof value !== 'object') return value;
   return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, maskSecrets(item, secrets)]));
-}
-
-function maskString(value: string, secrets: ReadonlySet<string>): string {
-  const url = parseUrl(value);
-  if (url?.password) {
-    // The URL stays readable (which server, which user); only its password goes.
-    url.password = 'REDACTED';
-    return url.toString();
-  }
-  if (secrets.has(value)) return REDACTED;
-  // A certificate is public, but its many lines of base64 tell a reader nothing: that it is set is enough.
-  return value.startsWith('-----BEGIN ') ? 'set (PEM, not shown)' : value;
 }
 
 /** `value` as a URL when it is one (`scheme://…`), else undefined. */

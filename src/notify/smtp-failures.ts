@@ -66,10 +66,12 @@ export function readSmtpError(error: unknown, login: { mask?: SecretMask; oauth2
   if (code !== undefined && LOGIN_CODES.has(code)) return error;
   const responseCode = typeof err.responseCode === 'number' ? err.responseCode : undefined;
   const text = `${typeof err.message === 'string' ? err.message : ''} ${typeof err.response === 'string' ? err.response : ''}`;
+  const socketCode = code === undefined || code === 'ESOCKET' || code === 'ECONNECTION' || !Object.hasOwn(SMTP_FAILURES, code);
   // 530 "authentication required" (RFC 4954 §6) to MAIL FROM: the server wants a login before any mail.
   if (responseCode === 530) err.code = 'ENOAUTH';
-  // A server's reply that mentions a certificate is still a reply.
-  else if (code === 'ETLS' || (isSocketCode(code) && responseCode === undefined && isCertificateFailure(text))) err.code = 'ETLS';
+  // A failed TLS handshake arrives as a socket or connection code, Node's own (CERT_…) or none; a reply that mentions a
+  // certificate is still a reply.
+  else if (code === 'ETLS' || (socketCode && responseCode === undefined && isCertificateFailure(text))) err.code = 'ETLS';
   else if (responseCode !== undefined && responseCode >= 400 && responseCode < 500) {
     const retryAfterMs = parseStatedWaitMs(text);
     err.code = 'SMTP_4XX';
@@ -79,11 +81,6 @@ export function readSmtpError(error: unknown, login: { mask?: SecretMask; oauth2
     if (retryAfterMs !== undefined) err.retryAfterMs = retryAfterMs;
   } else if (responseCode !== undefined && responseCode >= 500 && responseCode < 600) err.code = 'SMTP_5XX';
   return error;
-}
-
-/** The codes a TLS handshake's failure arrives with: nodemailer's socket and connection codes, Node's own (CERT_…), or none. */
-function isSocketCode(code: string | undefined): boolean {
-  return code === undefined || code === 'ESOCKET' || code === 'ECONNECTION' || !Object.hasOwn(SMTP_FAILURES, code);
 }
 
 const UNIT_MS: Readonly<Record<string, number>> = { s: 1_000, m: 60_000, h: 3_600_000 };
