@@ -40,10 +40,8 @@ export const FILE_MODE_DEFAULT_TO = 'compliance-reports@localhost';
  * {@link ConfigError} listing every problem: a refused value is reported, and every rule not depending on it still checked.
  */
 export function loadConfig(rawEnv: Record<string, string | undefined>, options: LoadConfigOptions) {
-  const env = Object.fromEntries(Object.entries(rawEnv).filter(([, value]) => value !== undefined && value !== '')) as Record<
-    string,
-    string
-  >;
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(rawEnv)) if (value !== undefined && value !== '') env[name] = value;
   const { readFile, cwd = process.cwd(), transports = TRANSPORTS } = options;
   const schema = buildSettingsSchema(transports);
   const leaves = listSettingLeaves(schema);
