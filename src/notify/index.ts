@@ -1,14 +1,6 @@
 export { buildFailureClass, classifyFailure, classifyRenderFailure, readFailureCode } from './classify-failure';
 export type { FailureClass, Notifier, NotifierIo, TransportDescriptor } from './notifier';
-export {
-  buildFailureCatalogue,
-  buildTransportSettings,
-  createNotifier,
-  configureTransport,
-  FAILURE_CATALOGUE,
-  findTransport,
-  TRANSPORTS,
-} from './transports';
+export * from './transports';
 export { describeMailError } from './describe-mail-error';
 export { GRAPH_CONCURRENCY, GRAPH_TIMEOUT_MS } from './graph-transport';
 export { OAUTH2_TIMEOUT_MS, type OAuth2Config } from './oauth2-settings';
