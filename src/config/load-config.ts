@@ -50,7 +50,6 @@ export function loadConfig(rawEnv: Record<string, string | undefined>, options: 
   issues.push(...schemaIssues);
   const dataDir = path.resolve(cwd, s.store.dataDir);
   const outboxDir = path.join(dataDir, 'mail');
-  // Real mail needs recipients: MAIL_TO, or ROUTES_FILE naming them.
   const requireRecipients = (when: string) => {
     if (!s.recipients.to?.length && s.routing.file === undefined && !broken.has('MAIL_TO') && !broken.has('ROUTES_FILE'))
       issues.push({ variable: 'MAIL_TO', message: `is required when ${when} and there is no ROUTES_FILE (comma-separated addresses)` });

@@ -22,8 +22,7 @@ export function redactConfig(config: Config, transports: readonly TransportDescr
     // Only what is in force: SQLite's settings mean nothing with DATABASE_URL, and the reverse.
     store: databaseUrl ? { kind: 'postgres', databaseUrl } : { kind: 'sqlite', dataDir, sqliteSynchronous },
     ...transport,
-    // The outbox directory only without a mail server (`smtp` then says where mails go instead);
-    // MAIL_TO/CC/BCC are the default route's recipients (under routing).
+    // The outbox directory only without a mail server; MAIL_TO/CC/BCC are the default route's (under routing).
     mail: { ...mail, ...(typeof transport.smtp === 'string' ? { outboxDir } : {}) },
     netbox: describeNetbox(config.netbox, config.sources[0].netbox),
     sources: config.sources.map((s) => ({ ...s, catchUp: describeCatchUp(planCatchUp(s)) })),

@@ -95,7 +95,6 @@ export function buildSettingsSchema(transports: readonly TransportDescriptor[] =
 export const SettingsSchema = z.object({
   http: z.object({
     // No default here: loadConfig picks 127.0.0.1 without a webhook secret, 0.0.0.0 with one.
-    // A name is resolved before start (check-config and serve), as listening on it would.
     host: env('HOST', z.string().trim().min(1).max(253).optional(), {
       group: 'basics',
       description:

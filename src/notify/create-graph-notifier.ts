@@ -34,8 +34,7 @@ export function createGraphSender(config: GraphConfig, io: NotifierIo): Sender {
       const body = withBccHeader(mail.raw, mail.envelope.to).toString('base64');
       let token = await tokens.get();
       let res = await post(token.accessToken, body);
-      // A 401 (the token was revoked, or expired early by the server's clock) means nothing was sent: tried once
-      // more with a renewed token, as nodemailer does for SMTP.
+      // A 401 (the token was revoked, or expired early) means nothing was sent: tried once more with a renewed token.
       if (res.status === 401) {
         await res.body?.cancel();
         tokens.invalidate(token.accessToken);

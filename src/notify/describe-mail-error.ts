@@ -50,8 +50,7 @@ function describeFixable(code: string, message: string, server: string): string 
  */
 export function describeMailError(error: { code?: string; message?: string }, server?: string): string | undefined {
   const code = error.code ?? '';
-  // The server's answer to a message (4xx, 5xx, a refused address) or a template proves the connection
-  // worked: its words ("timeout", "certificate") are the server's, not a connection failure's.
+  // The server's answer to a message or a template proves the connection worked: its words are not a connection failure's.
   if (code !== '' && !CONNECTION_CODES.has(code)) return undefined;
   const message = error.message ?? '';
   const where = server ?? /\b(\d{1,3}(?:\.\d{1,3}){3}:\d+)\b/.exec(message)?.[1] ?? 'the mail server in SMTP_URL';

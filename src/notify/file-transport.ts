@@ -7,8 +7,7 @@ export const fileTransport: TransportDescriptor<'file', { outboxDir: string }, R
   name: 'file',
   settings: {},
   configure: (_env, context) => ({ outboxDir: context.outboxDir }),
-  // Each mail's bytes as `<dir>/<name>.eml`, named from the Message-ID so that a retried send overwrites rather
-  // than duplicates; the file appears whole (written aside, then renamed).
+  // Named from the Message-ID, so a retried send overwrites rather than duplicates; written aside, then renamed.
   create: ({ outboxDir: dir }): Sender => ({
     async send(mail) {
       await fs.promises.mkdir(dir, { recursive: true });

@@ -69,14 +69,12 @@ export function readSmtpError(error: unknown, login: { mask?: SecretMask; oauth2
   const socketCode = code === undefined || code === 'ESOCKET' || code === 'ECONNECTION' || !Object.hasOwn(SMTP_FAILURES, code);
   // 530 "authentication required" (RFC 4954 §6) to MAIL FROM: the server wants a login before any mail.
   if (responseCode === 530) err.code = 'ENOAUTH';
-  // A failed TLS handshake arrives as a socket or connection code, Node's own (CERT_…) or none; a reply that mentions a
-  // certificate is still a reply.
+  // A failed TLS handshake arrives as a socket code, Node's own (CERT_…) or none; a reply naming a certificate is a reply.
   else if (code === 'ETLS' || (socketCode && responseCode === undefined && isCertificateFailure(text))) err.code = 'ETLS';
   else if (responseCode !== undefined && responseCode >= 400 && responseCode < 500) {
     const retryAfterMs = parseStatedWaitMs(text);
     err.code = 'SMTP_4XX';
-    // 421 is about the service, not the message (RFC 5321 §3.8), unlike a 451 (greylisting, a quota); and a server
-    // that says when to come back (a rate limit) refuses every mail until then, not this one alone.
+    // 421 is about the service (RFC 5321 §3.8), as is a stated wait (a rate limit); a bare 451 is about this message.
     if (responseCode === 421 || retryAfterMs !== undefined) err.scope = 'server';
     if (retryAfterMs !== undefined) err.retryAfterMs = retryAfterMs;
   } else if (responseCode !== undefined && responseCode >= 500 && responseCode < 600) err.code = 'SMTP_5XX';

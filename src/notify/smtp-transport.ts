@@ -161,8 +161,7 @@ export function createSmtpSender(config: SmtpConfig, io: NotifierIo): Sender {
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy on purpose: only with an XOAUTH2 login
   const tokens = config.oauth2 && (require('./fetch-access-token') as typeof AccessTokenModule).createOAuth2TokenCache(config.oauth2, io);
   if (tokens) transporter.set('oauth2_provision_cb', provideToken(tokens));
-  // An SMTP server may echo the login (535 with the password, or AUTH PLAIN's base64), a token
-  // endpoint the client secret: hidden before any reply becomes an error text, a log line or a row.
+  // A server may echo the login (535 with the password, AUTH PLAIN's base64): hidden before any reply is kept or logged.
   const mask = createSecretMask(smtpTransport.secrets(config));
   const reading = { mask, oauth2: tokens !== undefined, requireTls: options.requireTLS === true };
   return {
@@ -175,8 +174,7 @@ export function createSmtpSender(config: SmtpConfig, io: NotifierIo): Sender {
         throw readSmtpError(error, reading);
       }
     },
-    // With `onStep` (verify-smtp), one step at a time so that a failure shows which step failed: nodemailer's own
-    // SMTPConnection (the class its pool uses) with the pool's settings; nothing is sent.
+    // With `onStep` (verify-smtp), step by step with the pool's own SMTPConnection class and settings; nothing is sent.
     async verify(onStep) {
       const fail = (error: unknown): never => {
         throw readSmtpError(error, reading);
