@@ -47,14 +47,8 @@ export function createSecretMask(secrets: readonly (string | undefined)[]): Secr
       if (last && start <= last[1]) last[1] = Math.max(last[1], end);
       else ranges.push([start, end]);
     }
-    if (ranges.length === 0) return text;
-    let out = '';
-    let at = 0;
-    for (const [start, end] of ranges) {
-      out += text.slice(at, start) + SECRET_MARK;
-      at = end;
-    }
-    return out + text.slice(at);
+    // From the end, so that each range's offsets still hold.
+    return ranges.reduceRight((out, [start, end]) => out.slice(0, start) + SECRET_MARK + out.slice(end), text);
   };
   return (text) => {
     let out = text;
