@@ -7,9 +7,12 @@ import type { FailureClass } from './notifier';
  * means. A code outside it is `UNKNOWN`, kept in the message only, so it can never become a metric label.
  */
 export function classifyFailure(error: unknown, catalogue: FailureCatalogue): FailureClass {
-  const message = describe(error);
+  const err = (error ?? {}) as { code?: unknown; scope?: unknown; retryAfterMs?: unknown; message?: unknown; response?: unknown };
+  // One line, with the server's answer when there is one; never a stack.
+  const text = typeof err.message === 'string' ? err.message : String(error);
+  const response = typeof err.response === 'string' && !text.includes(err.response) ? ` (${err.response})` : '';
+  const message = `${text}${response}`.replace(/\s+/g, ' ').slice(0, 1000);
   if (error instanceof TemplateError) return buildFailureClass('TEMPLATE', message, catalogue);
-  const err = (error ?? {}) as { code?: unknown; scope?: unknown; retryAfterMs?: unknown };
   const code = typeof err.code === 'string' ? err.code : undefined;
   if (code === undefined || !Object.hasOwn(catalogue, code))
     return buildFailureClass('UNKNOWN', code === undefined ? message : `${message} (code ${code.slice(0, 40)})`, catalogue);
@@ -37,14 +40,6 @@ export function buildFailureClass(code: string, message: string, catalogue: Fail
     serverReachable: facts.serverReachable,
     message,
   };
-}
-
-/** A one-line description with the server's answer when there is one; never a stack. */
-function describe(error: unknown): string {
-  const err = error as { message?: unknown; response?: unknown };
-  const message = typeof err?.message === 'string' ? err.message : String(error);
-  const response = typeof err?.response === 'string' && !message.includes(err.response) ? ` (${err.response})` : '';
-  return `${message}${response}`.replace(/\s+/g, ' ').slice(0, 1000);
 }
 
 /** The code a command or the health check shows for a failed check: the catalogue's, else the error's own (`EACCES`). */
