@@ -5,54 +5,38 @@ import type { Settings } from './schema';
 import type { SourceConfig } from './sources-file';
 
 /**
- * A relay must not take unsigned deliveries from the network by accident: beyond loopback it needs WEBHOOK_SECRET, or
- * WEBHOOK_ALLOW_UNSIGNED=true to say it is meant. A blank secret is refused (though other empty values are unset, it is too
- * easily a secret that went missing), and so is a short one; the previous secret of a rotation, being retired, is not checked.
+ * No unsigned deliveries from the network by accident: beyond loopback WEBHOOK_SECRET, or WEBHOOK_ALLOW_UNSIGNED=true.
+ * A blank secret is refused (too easily one that went missing), and so is a short one (the previous one is not checked).
  */
 export function checkWebhookExposure(rawEnv: Record<string, string | undefined>, s: Settings, host: string): ConfigIssue[] {
   const issues: ConfigIssue[] = [];
   const parsed = { WEBHOOK_SECRET: s.source.webhook_secret, WEBHOOK_SECRET_PREVIOUS: s.source.webhook_secret_previous };
-  const blank = (name: keyof typeof parsed) => {
-    const value = parsed[name] ?? rawEnv[name];
-    return value !== undefined && value.trim() === '';
-  };
+  const blank = (name: keyof typeof parsed) => (parsed[name] ?? rawEnv[name])?.trim() === '';
   for (const name of ['WEBHOOK_SECRET', 'WEBHOOK_SECRET_PREVIOUS'] as const) {
     if (!blank(name)) continue;
-    const variable = parsed[name] !== undefined && rawEnv[`${name}_FILE`] ? `${name}_FILE` : name;
     issues.push({
-      variable,
+      variable: parsed[name] !== undefined && rawEnv[`${name}_FILE`] ? `${name}_FILE` : name,
       message: 'is empty or only white space: give the secret NetBox signs with (openssl rand -hex 32), or remove the variable',
     });
   }
-  // The secret in force: a blank one is reported above.
-  const secret = blank('WEBHOOK_SECRET') ? undefined : parsed.WEBHOOK_SECRET;
-  const signed = secret !== undefined;
-  const short = signed ? describeShortWebhookSecret(secret) : undefined;
-  if (short) issues.push({ variable: rawEnv.WEBHOOK_SECRET_FILE ? 'WEBHOOK_SECRET_FILE' : 'WEBHOOK_SECRET', message: short });
   // A blank secret is reported above; saying again that one is required would only repeat it.
-  if (!signed && !blank('WEBHOOK_SECRET') && !isLoopbackHost(host) && !s.webhook.allowUnsigned) {
+  if (blank('WEBHOOK_SECRET')) return issues;
+  const secret = parsed.WEBHOOK_SECRET;
+  const short = secret !== undefined ? describeShortWebhookSecret(secret) : undefined;
+  if (short) issues.push({ variable: rawEnv.WEBHOOK_SECRET_FILE ? 'WEBHOOK_SECRET_FILE' : 'WEBHOOK_SECRET', message: short });
+  if (secret === undefined && !isLoopbackHost(host) && !s.webhook.allowUnsigned) {
     issues.push({
       variable: 'WEBHOOK_SECRET',
       message: `is required to listen on HOST=${host}, beyond loopback: set WEBHOOK_SECRET (or WEBHOOK_SECRET_FILE) to NetBox's webhook secret, listen on 127.0.0.1, or set WEBHOOK_ALLOW_UNSIGNED=true to accept unsigned deliveries from the network knowingly`,
     });
   }
-  if (signed && s.webhook.allowUnsigned) {
+  if (secret !== undefined && s.webhook.allowUnsigned) {
     issues.push({ variable: 'WEBHOOK_ALLOW_UNSIGNED', message: 'has no effect with WEBHOOK_SECRET set: deliveries must be signed' });
   }
   return issues;
 }
 
-/** Real mail needs recipients: MAIL_TO, or ROUTES_FILE naming them. */
-export function checkRecipientsRequired(s: Settings, broken: ReadonlySet<string>, when: string, issues: ConfigIssue[]): void {
-  if (!s.recipients.to?.length && s.routing.file === undefined && !broken.has('MAIL_TO') && !broken.has('ROUTES_FILE')) {
-    issues.push({ variable: 'MAIL_TO', message: `is required when ${when} and there is no ROUTES_FILE (comma-separated addresses)` });
-  }
-}
-
-/**
- * Rules between variables. Each applies only when its feature is on, and only when the variables it compares
- * were valid: a rule checked against a default that stands in for a refused value would report nonsense.
- */
+/** Rules between variables, checked only when the variables compared were valid (a stand-in default would report nonsense). */
 export function checkCrossFieldRules({ source }: Settings, broken: ReadonlySet<string>): ConfigIssue[] {
   const issues: ConfigIssue[] = [];
   if (source.webhook_secret_previous !== undefined && source.webhook_secret === undefined && !broken.has('WEBHOOK_SECRET'))
@@ -94,11 +78,7 @@ export function checkSourceRules(settings: Settings, host: string, sources: Sour
   return issues;
 }
 
-/**
- * CA files are read when the relay starts: one that cannot be read is said now, by its variable, with the rest (else
- * check-config passes and serve stops on a bare ENOENT). One has no effect without its URL (said elsewhere); the
- * transports check their own (SMTP_CA_FILE).
- */
+/** CA files are read at start: one that cannot be read is said now, by its variable (else serve stops on a bare ENOENT). */
 export function checkCaFiles(sources: readonly SourceConfig[], readFile: (file: string) => unknown): ConfigIssue[] {
   const issues: ConfigIssue[] = [];
   for (const { name, netbox } of sources) {

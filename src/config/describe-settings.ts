@@ -6,10 +6,7 @@ import { parseUrl } from './redact-config';
 import { buildSettingsSchema, listSettingLeaves, SettingsSchema, type AnySettingsSchema } from './schema';
 import { planCatchUp } from './sources-file';
 
-/**
- * Every setting of `schema` (the relay's, or it with further transports' sections) as the reference, .env.example and
- * `check-config` show it: basics first, each group in the schema's order.
- */
+/** Every setting of `schema` as the reference, .env.example and `check-config` show it: by group, each in the schema's order. */
 export function describeSettings(schema: AnySettingsSchema = SettingsSchema) {
   const docs = listSettingLeaves(schema).map(({ name, schema: field, meta }) => {
     // The input side: defaults and bounds as a user writes them, not as the relay holds them (5m, not 300000).
@@ -39,11 +36,8 @@ function describeAllowed(property: z.core.JSONSchema.BaseSchema, boolean: boolea
 }
 
 /**
- * The configuration in the words the user wrote it in, as NAME=value lines a user can compare with their .env: each
- * variable the schema knows, as set, as defaulted (the advanced ones apart), or unset. `config` supplies the defaults
- * that are derived (HOST depends on WEBHOOK_SECRET; MAIL_TO has one when mails go to files). Secrets never appear: a
- * set secret (or its `_FILE`) reads [REDACTED] or its file name. Defaulted variables that mean nothing here (GRAPH_*
- * with SMTP, CATCH_UP_EVERY without NetBox) are left out.
+ * The configuration as NAME=value lines a user can compare with their .env: each variable as set (secrets redacted),
+ * as defaulted (`config` supplies the derived defaults), or unset; defaults that mean nothing here are left out.
  */
 export function formatSettings(
   env: Record<string, string | undefined>,

@@ -34,9 +34,8 @@ export const RETRY_MAX_DELAY_MS = 3_600_000;
 export const WORKER_POLL_MS = 1_000;
 
 /**
- * How long a send holds its delivery before another relay may take it over (renewed while the send runs):
- * ten times the enrichment budget, since a mail still being composed when its lease ended would be claimed
- * again and sent twice, and well above the SMTP timeouts; a dead relay's deliveries go out 5 minutes later.
+ * How long a send holds its delivery before another relay may take it over (renewed while it runs): ten times the
+ * enrichment budget, else a mail still being composed would be claimed again and sent twice.
  */
 export const LEASE_MS = 10 * NETBOX_ENRICH_BUDGET_MS;
 

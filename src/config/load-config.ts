@@ -3,11 +3,11 @@ import { buildDefaultRoute, parseRoutesFile, readYamlListFile } from '../routing
 import { isLoopbackHost, readProxySettings, type ConfigIssue } from '../shared';
 import { configureTransport, findTransport, TRANSPORTS, type TransportDescriptor } from '../notify';
 import { buildSettingsSchema, listSettingLeaves } from './schema';
-import { checkCaFiles, checkCrossFieldRules, checkRecipientsRequired, checkSourceRules, checkWebhookExposure } from './check-rules';
+import { checkCaFiles, checkCrossFieldRules, checkSourceRules, checkWebhookExposure } from './check-rules';
 import * as fixed from './fixed-limits';
 import { parseSettings, readSecretFiles } from './parse-environment';
 import { readSources } from './sources-file';
-import { checkRetiredSettings } from './retired-settings';
+import { RETIRED_SETTINGS } from './retired-settings';
 import { readWaiversFile } from './waivers-file';
 
 /** Thrown by {@link loadConfig} with every problem found, not just the first. */
@@ -20,10 +20,7 @@ export class ConfigError extends Error {
   }
 }
 
-/**
- * The relay's configuration: the settings as the schema's parse nests them (each field's type from the schema),
- * with what is derived from them (the sources, the routes, the transport in force) and the fixed limits a test shortens.
- */
+/** The settings as the schema nests them, with what is derived from them and the fixed limits a test shortens. */
 export type Config = ReturnType<typeof loadConfig>;
 
 export interface LoadConfigOptions {
@@ -39,15 +36,12 @@ export interface LoadConfigOptions {
 export const FILE_MODE_DEFAULT_TO = 'compliance-reports@localhost';
 
 /**
- * Validates the environment once, at boot. Empty values count as unset (as `${VAR:-}` in compose
- * produces them). Throws {@link ConfigError} listing every problem by variable name, in one pass: a value
- * the schema refuses is reported, and every rule that does not depend on it is still checked.
+ * Validates the environment once, at boot; empty values count as unset (as compose's `${VAR:-}` gives them). Throws
+ * {@link ConfigError} listing every problem: a refused value is reported, and every rule not depending on it still checked.
  */
 export function loadConfig(rawEnv: Record<string, string | undefined>, options: LoadConfigOptions) {
-  const env = Object.fromEntries(Object.entries(rawEnv).filter(([, value]) => value !== undefined && value !== '')) as Record<
-    string,
-    string
-  >;
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(rawEnv)) if (value !== undefined && value !== '') env[name] = value;
   const { readFile, cwd = process.cwd(), transports = TRANSPORTS } = options;
   const schema = buildSettingsSchema(transports);
   const leaves = listSettingLeaves(schema);
@@ -56,7 +50,10 @@ export function loadConfig(rawEnv: Record<string, string | undefined>, options: 
   issues.push(...schemaIssues);
   const dataDir = path.resolve(cwd, s.store.dataDir);
   const outboxDir = path.join(dataDir, 'mail');
-  const requireRecipients = (when: string) => checkRecipientsRequired(s, broken, when, issues);
+  const requireRecipients = (when: string) => {
+    if (!s.recipients.to?.length && s.routing.file === undefined && !broken.has('MAIL_TO') && !broken.has('ROUTES_FILE'))
+      issues.push({ variable: 'MAIL_TO', message: `is required when ${when} and there is no ROUTES_FILE (comma-separated addresses)` });
+  };
   const transport = configureTransport(flat, { issues, broken, readFile, rawEnv: env, outboxDir, requireRecipients }, transports);
   const host = s.http.host ?? (s.source.webhook_secret !== undefined ? '0.0.0.0' : '127.0.0.1');
   if (!broken.has('HOST') && !broken.has('WEBHOOK_ALLOW_UNSIGNED')) issues.push(...checkWebhookExposure(rawEnv, s, host));
@@ -64,7 +61,10 @@ export function loadConfig(rawEnv: Record<string, string | undefined>, options: 
   const reportAs = (variable: string) => (message: string) => issues.push({ variable, message });
   const routesFile = s.routing.file ? path.resolve(cwd, s.routing.file) : undefined;
   const routes = routesFile ? readYamlListFile(routesFile, readFile, parseRoutesFile, reportAs('ROUTES_FILE')) : undefined;
-  const warnings = checkRetiredSettings(env);
+  // A retired variable still set is no error (the relay works as before), but said by check-config and at start.
+  const warnings: ConfigIssue[] = Object.entries(RETIRED_SETTINGS)
+    .filter(([name]) => env[name] !== undefined)
+    .map(([variable, message]) => ({ variable, message }));
   const sources = readSources(s, { readFile, env, cwd }, issues, warnings);
   issues.push(...checkSourceRules(s, host, sources, routes), ...checkCaFiles(sources, readFile));
   const waiversFile = s.waivers.file ? path.resolve(cwd, s.waivers.file) : undefined;

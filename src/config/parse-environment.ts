@@ -34,10 +34,8 @@ export function readSecretFile(readFile: (file: string) => string, file: string,
 const ONE_PARSE = { jitless: true } as const;
 
 /**
- * The schema stage: each variable goes to its field, and the schema's parse builds the nested settings (`values`; `flat`
- * by variable name, what the transports' descriptors read). Variables the schema refuses are reported and left out
- * (`broken`), and the rest is parsed again without them, so the semantic stage still sees every value that is valid.
- * `leaves`: the schema's settings, listed once per load.
+ * The schema stage: the nested settings (`values`; `flat` by variable name, as the transports read them). Variables the
+ * schema refuses are reported and left out (`broken`), and the rest is parsed again, so later rules see every valid value.
  */
 export function parseSettings(env: Record<string, string>, schema: AnySettingsSchema, leaves: SettingLeaf[]) {
   const done = (values: unknown, broken: ReadonlySet<string>, issues: ConfigIssue[]) => ({
@@ -52,7 +50,10 @@ export function parseSettings(env: Record<string, string>, schema: AnySettingsSc
   if (first.success) return done(first.data, new Set(), []);
   const issues = first.error.issues.map((issue) => {
     const leaf = leaves.find((l) => l.path.every((key, i) => issue.path[i] === key));
-    return { variable: leaf?.name ?? '(environment)', message: describeIssue(issue, env, leaf) };
+    const name = leaf?.name ?? '';
+    const shown = name in env && !leaf?.meta.secret && !/SECRET|PASSWORD|TOKEN/.test(name) ? ` (got "${env[name]}")` : '';
+    const message = `${(leaf && describeNumberRange(leaf.schema, issue)) ?? describeZodIssue(issue)}${shown}`;
+    return { variable: leaf?.name ?? '(environment)', message };
   });
   const broken = new Set(issues.map((i) => i.variable));
   const rest = Object.fromEntries(Object.entries(env).filter(([key]) => !broken.has(key)));
@@ -70,12 +71,6 @@ function placeSettings(env: Record<string, string>, leaves: SettingLeaf[]): Reco
     if (env[name] !== undefined) at[path[path.length - 1]] = env[name];
   }
   return input;
-}
-
-function describeIssue(issue: ZodIssueFacts, env: Record<string, string>, leaf: SettingLeaf | undefined): string {
-  const name = leaf?.name ?? '';
-  const shown = name in env && !leaf?.meta.secret && !/SECRET|PASSWORD|TOKEN/.test(name) ? ` (got "${env[name]}")` : '';
-  return `${(leaf && describeNumberRange(leaf.schema, issue)) ?? describeZodIssue(issue)}${shown}`;
 }
 
 /** A numeric variable's whole allowed range, whichever bound or type the value missed ("must be a whole number from 0 to 65535"). */

@@ -3,11 +3,7 @@ import { findTransport, TRANSPORTS, type TransportDescriptor } from '../notify';
 import { SECRET_MARK as REDACTED } from '../shared';
 import type { Config } from './load-config';
 
-/**
- * The configuration as it may be logged: only what is in force, and every secret value (those of the
- * settings the schema flags `secret`, and what is derived from them: `Config.secretValues`) replaced
- * wherever it sits, so a new secret setting is redacted without being named here.
- */
+/** The configuration as it may be logged: only what is in force, every value of `Config.secretValues` redacted wherever it sits. */
 export function redactConfig(config: Config, transports: readonly TransportDescriptor[] = TRANSPORTS): Record<string, unknown> {
   const secrets = new Set(config.secretValues);
   const transport = findTransport(config.transport, transports).describeConfig(config.transport.settings);
@@ -26,8 +22,7 @@ export function redactConfig(config: Config, transports: readonly TransportDescr
     // Only what is in force: SQLite's settings mean nothing with DATABASE_URL, and the reverse.
     store: databaseUrl ? { kind: 'postgres', databaseUrl } : { kind: 'sqlite', dataDir, sqliteSynchronous },
     ...transport,
-    // The outbox directory only without a mail server (`smtp` then says where mails go instead);
-    // MAIL_TO/CC/BCC are the default route's recipients (under routing).
+    // The outbox directory only without a mail server; MAIL_TO/CC/BCC are the default route's (under routing).
     mail: { ...mail, ...(typeof transport.smtp === 'string' ? { outboxDir } : {}) },
     netbox: describeNetbox(config.netbox, config.sources[0].netbox),
     sources: config.sources.map((s) => ({ ...s, catchUp: describeCatchUp(planCatchUp(s)) })),
@@ -56,22 +51,20 @@ function describeNetbox(shared: Config['netbox'], netbox: Config['sources'][numb
 
 /** A copy of `value` where each secret string reads [REDACTED], a URL's password REDACTED, and a PEM block only that it is set. */
 function maskSecrets(value: unknown, secrets: ReadonlySet<string>): unknown {
-  if (typeof value === 'string') return maskString(value, secrets);
+  if (typeof value === 'string') {
+    const url = parseUrl(value);
+    // The URL stays readable (which server, which user); only its password goes.
+    if (url?.password) {
+      url.password = 'REDACTED';
+      return url.toString();
+    }
+    if (secrets.has(value)) return REDACTED;
+    // A certificate is public, but its many lines of base64 tell a reader nothing: that it is set is enough.
+    return value.startsWith('-----BEGIN ') ? 'set (PEM, not shown)' : value;
+  }
   if (Array.isArray(value)) return value.map((item) => maskSecrets(item, secrets));
   if (value === null || typeof value !== 'object') return value;
   return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, maskSecrets(item, secrets)]));
-}
-
-function maskString(value: string, secrets: ReadonlySet<string>): string {
-  const url = parseUrl(value);
-  if (url?.password) {
-    // The URL stays readable (which server, which user); only its password goes.
-    url.password = 'REDACTED';
-    return url.toString();
-  }
-  if (secrets.has(value)) return REDACTED;
-  // A certificate is public, but its many lines of base64 tell a reader nothing: that it is set is enough.
-  return value.startsWith('-----BEGIN ') ? 'set (PEM, not shown)' : value;
 }
 
 /** `value` as a URL when it is one (`scheme://…`), else undefined. */

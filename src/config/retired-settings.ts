@@ -7,14 +7,10 @@ import {
   SMTP_GREETING_TIMEOUT_MS,
   SMTP_SOCKET_TIMEOUT_MS,
 } from '../notify';
-import type { ConfigIssue } from '../shared';
 import * as fixed from './fixed-limits';
 import { CATCH_UP_MAX_MAILED } from './sources-file';
 
-/**
- * Variables the relay no longer reads, each with what took its place. One still set is not an error (the
- * relay works as before) but is warned about by `check-config` and at start, so that nothing changes silently.
- */
+/** Variables the relay no longer reads, each with what took its place. */
 export const RETIRED_SETTINGS: Readonly<Record<string, string>> = {
   GRAPH_CONCURRENCY: `is no longer read: Graph requests in flight are fixed at ${GRAPH_CONCURRENCY}, Exchange Online's limit per app and mailbox; remove it`,
   SMTP_PAUSE_AFTER_4XX: `is no longer read: ${fixed.PAUSE_AFTER_4XX_IN_A_ROW} different deliveries answered 4xx in a row pause the queue; remove it`,
@@ -64,10 +60,3 @@ export const RETIRED_SETTINGS: Readonly<Record<string, string>> = {
     'is read for this release only: append the private key to the OAUTH2_CERTIFICATE_FILE file (one PEM holding the certificate and its key), then remove it',
   GRAPH_SENDER: "is no longer read: Microsoft Graph sends as MAIL_FROM's address; set MAIL_FROM to that mailbox and remove it",
 };
-
-/** A warning for each retired variable that is still set (environment or .env), naming what replaced it. */
-export function checkRetiredSettings(env: Readonly<Record<string, string>>): ConfigIssue[] {
-  return Object.entries(RETIRED_SETTINGS)
-    .filter(([name]) => env[name] !== undefined)
-    .map(([variable, message]) => ({ variable, message }));
-}

@@ -38,10 +38,7 @@ export const catchUpEvery = z
     return z.NEVER;
   });
 
-/**
- * express's `trust proxy` (https://expressjs.com/en/guide/behind-proxies.html), checked by the library express compiles it
- * with (proxy-addr), so that a value express would refuse at start is refused with the rest of the configuration.
- */
+/** express's `trust proxy`, checked by proxy-addr (as express does) so a bad value is refused with the rest of the configuration. */
 const trustProxy = z
   .string()
   .trim()
@@ -86,24 +83,18 @@ export function listSettingLeaves(schema: AnySettingsSchema, path: string[] = []
   });
 }
 
-/**
- * The relay's one schema with every transport's section: a transport's settings are its descriptor's, so
- * one added to TRANSPORTS (or given by a test) is parsed, documented and listed like the rest. The built-in
- * sections already sit in {@link SettingsSchema}, where the reference shows them.
- */
+/** The relay's one schema with the sections of `transports` (a test may give more), parsed and documented like the rest. */
 export function buildSettingsSchema(transports: readonly TransportDescriptor[] = TRANSPORTS): AnySettingsSchema {
   return SettingsSchema.extend({ transport: z.object(buildTransportSettings(transports)) });
 }
 
 /**
- * Every environment variable the relay reads, each in the field of the configuration it sets: its type, default,
- * allowed values, group and description. docs/configuration.md's reference, .env.example and `check-config` are
- * generated from it; the parse of the environment (`parseSettings`) builds the nested settings from it.
+ * Every environment variable the relay reads, in the field of the configuration it sets, with its docs: the reference,
+ * .env.example and `check-config` are generated from it.
  */
 export const SettingsSchema = z.object({
   http: z.object({
     // No default here: loadConfig picks 127.0.0.1 without a webhook secret, 0.0.0.0 with one.
-    // A name is resolved before start (check-config and serve), as listening on it would.
     host: env('HOST', z.string().trim().min(1).max(253).optional(), {
       group: 'basics',
       description:

@@ -9,10 +9,7 @@ import { catchUpEvery, type Settings } from './schema';
 /** Sources one relay serves at most: each one is a route, a NetBox client and a metrics label value. */
 const MAX_SOURCES = 50;
 
-/**
- * Missed reports of a source mailed one by one per catch-up, the newest: enough for a day's outage at
- * hourly reports; beyond it a flood of old mails helps no one, and one notice names the rest.
- */
+/** Missed reports mailed one by one per catch-up, the newest: a day's outage at hourly reports; one notice names the rest. */
 export const CATCH_UP_MAX_MAILED = 20;
 
 /** One NetBox instance the relay receives reports from and enriches them with. */
@@ -33,10 +30,7 @@ export interface SourceConfig {
   expectEveryMs?: number;
 }
 
-/**
- * A secret given by reference only (SOURCES_FILE is meant to be committed): `<field>_file` (a path,
- * as Docker and Kubernetes mount secrets) or `<field>_env` (the name of an environment variable).
- */
+/** A secret given by reference only (SOURCES_FILE is meant to be committed): `<field>_file` (a path) or `<field>_env`. */
 const secretRef = z.string().trim().min(1).max(1000);
 const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be the name of an environment variable');
 const cidr = z.string().refine((v) => parseCidr(v) !== undefined, 'is not an IP address or CIDR range (examples: 10.0.0.0/8)');
@@ -80,10 +74,8 @@ interface SourcesContext {
 }
 
 /**
- * Every source: the `default` one from its variables (NETBOX_URL, NETBOX_TOKEN, NETBOX_CA_FILE, WEBHOOK_SECRET(_PREVIOUS),
- * WEBHOOK_ALLOWED_IPS, EXPECT_REPORT_EVERY, CATCH_UP_EVERY: `Settings['source']`, in a SOURCES_FILE entry's fields) at the
- * bare WEBHOOK_PATH, then SOURCES_FILE's named ones, each problem (`issues`) or retired field (`warnings`) reading
- * "<file>: source 2 (lab) field: why".
+ * Every source: the `default` one from its variables (`Settings['source']`) at the bare WEBHOOK_PATH, then SOURCES_FILE's
+ * named ones, each problem (`issues`) or retired field (`warnings`) reading "<file>: source 2 (lab) field: why".
  */
 export function readSources(settings: Settings, context: SourcesContext, issues: ConfigIssue[], warnings: ConfigIssue[]): SourceConfig[] {
   const build = (name: string, fields: SourceFields) => buildSource(name, fields, settings, context.cwd);
@@ -170,10 +162,7 @@ function resolveSecret(
 /** Whether a source's catch-up runs: `on` with its cadence, or `off` with the reason in the setting's own words. */
 export type CatchUpPlan = { on: true; everyMs: number; max: number } | { on: false; reason: string };
 
-/**
- * Decides once whether the relay fetches a source's missed reports from NetBox: it needs the source's
- * NetBox URL and token (validity's list is read with it) and a cadence that is not `off`.
- */
+/** Whether the relay fetches a source's missed reports: it needs NetBox's URL and token and a cadence that is not `off`. */
 export function planCatchUp(source: Pick<SourceConfig, 'name' | 'netbox' | 'catchUp'>): CatchUpPlan {
   const isDefault = source.name === DEFAULT_SOURCE_NAME;
   const name = (env: string, field: string) => (isDefault ? env : `${field} of ${source.name} in SOURCES_FILE`);

@@ -3,14 +3,16 @@ import { readFailureFacts, type FailureCatalogue } from '../shared';
 import type { FailureClass } from './notifier';
 
 /**
- * The one place that decides whether a failed send can succeed later (alertmanager notify/retry_stage): the
- * transport set the code where it caught the error, the catalogue its transports make says what it means. A code
- * outside the catalogue is `UNKNOWN`, its own code kept in the message only, so it can never become a metric label.
+ * The one place that decides whether a failed send can succeed later: the catalogue says what the transport's code
+ * means. A code outside it is `UNKNOWN`, kept in the message only, so it can never become a metric label.
  */
 export function classifyFailure(error: unknown, catalogue: FailureCatalogue): FailureClass {
-  const message = describe(error);
+  const err = (error ?? {}) as { code?: unknown; scope?: unknown; retryAfterMs?: unknown; message?: unknown; response?: unknown };
+  // One line, with the server's answer when there is one; never a stack.
+  const text = typeof err.message === 'string' ? err.message : String(error);
+  const response = typeof err.response === 'string' && !text.includes(err.response) ? ` (${err.response})` : '';
+  const message = `${text}${response}`.replace(/\s+/g, ' ').slice(0, 1000);
   if (error instanceof TemplateError) return buildFailureClass('TEMPLATE', message, catalogue);
-  const err = (error ?? {}) as { code?: unknown; scope?: unknown; retryAfterMs?: unknown };
   const code = typeof err.code === 'string' ? err.code : undefined;
   if (code === undefined || !Object.hasOwn(catalogue, code))
     return buildFailureClass('UNKNOWN', code === undefined ? message : `${message} (code ${code.slice(0, 40)})`, catalogue);
@@ -40,18 +42,7 @@ export function buildFailureClass(code: string, message: string, catalogue: Fail
   };
 }
 
-/** A one-line description with the server's answer when there is one; never a stack. */
-function describe(error: unknown): string {
-  const err = error as { message?: unknown; response?: unknown };
-  const message = typeof err?.message === 'string' ? err.message : String(error);
-  const response = typeof err?.response === 'string' && !message.includes(err.response) ? ` (${err.response})` : '';
-  return `${message}${response}`.replace(/\s+/g, ' ').slice(0, 1000);
-}
-
-/**
- * The code a command or the health check shows for a failed check: the catalogue's (so an expired certificate
- * reads `ETLS` everywhere, as it is stored), or the error's own when the catalogue has none (`EACCES`).
- */
+/** The code a command or the health check shows for a failed check: the catalogue's, else the error's own (`EACCES`). */
 export function readFailureCode(error: unknown, catalogue: FailureCatalogue): string {
   const { code } = classifyFailure(error, catalogue);
   if (code !== 'UNKNOWN') return code;

@@ -1,16 +1,23 @@
 import { systemClock } from '../shared';
 import { createOAuth2TokenCache, postOrFail, readBoundedJson } from './fetch-access-token';
 import { TransportError, type NotifierIo, type Sender } from './notifier';
-import type { GraphConfig } from './graph-settings';
+import type { OAuth2Config } from './oauth2-settings';
+
+/** MAIL_TRANSPORT=graph: mails go to Microsoft Graph's sendMail as `sender`, with a token from `oauth2`. */
+export interface GraphConfig {
+  url: string;
+  sender: string;
+  timeoutMs: number;
+  oauth2: OAuth2Config;
+}
 
 /** A 429 without Retry-After: wait this long before the next try. */
 const DEFAULT_THROTTLE_MS = 60_000;
 
 /**
- * Microsoft Graph's sendMail as a sender, for tenants that turned SMTP AUTH off: the mail's own bytes, as they
- * would go to an SMTP server (with a Bcc header, see withBccHeader), posted base64-encoded as `text/plain` to
- * `/v1.0/users/{sender}/sendMail`, which answers 202 with no body. Recipients come from the MIME headers; the
- * token is the app's (client credentials, Mail.Send application permission).
+ * Microsoft Graph's sendMail, for tenants that turned SMTP AUTH off: the mail's own bytes (with a Bcc header, see
+ * withBccHeader) posted base64-encoded as `text/plain`; Graph answers 202 with no body. The token is the app's
+ * (client credentials, Mail.Send application permission).
  */
 export function createGraphSender(config: GraphConfig, io: NotifierIo): Sender {
   const tokens = createOAuth2TokenCache(config.oauth2, io);
@@ -27,8 +34,7 @@ export function createGraphSender(config: GraphConfig, io: NotifierIo): Sender {
       const body = withBccHeader(mail.raw, mail.envelope.to).toString('base64');
       let token = await tokens.get();
       let res = await post(token.accessToken, body);
-      // A 401 (the token was revoked, or expired early by the server's clock) means nothing was sent: tried once
-      // more with a renewed token, as nodemailer does for SMTP.
+      // A 401 (the token was revoked, or expired early) means nothing was sent: tried once more with a renewed token.
       if (res.status === 401) {
         await res.body?.cancel();
         tokens.invalidate(token.accessToken);
@@ -54,9 +60,8 @@ export function createGraphSender(config: GraphConfig, io: NotifierIo): Sender {
 }
 
 /**
- * Graph takes the recipients from the MIME headers only, but the relay's stored message (what the
- * dashboard shows) has no Bcc header: the blind copies are in the envelope alone. They are added here
- * as a Bcc header, which Exchange delivers to and removes from the copies it delivers.
+ * Graph takes the recipients from the MIME headers only, but the stored message has no Bcc header (the blind copies
+ * are in the envelope alone): added here, Exchange delivers to it and removes it from the copies.
  */
 export function withBccHeader(raw: Buffer, envelopeTo: string[]): Buffer {
   const text = raw.toString('latin1');
@@ -73,7 +78,7 @@ export function withBccHeader(raw: Buffer, envelopeTo: string[]): Buffer {
   return Buffer.concat([Buffer.from(`Bcc: ${blind.join(', ')}${newline}`, 'latin1'), raw]);
 }
 
-/** Graph's answer as a failure, by its status (the codes' words say what each means), with Graph's own `{"error": {"code", "message"}}`. */
+/** Graph's answer as a failure, by its status, with Graph's own `{"error": {"code", "message"}}`. */
 export async function classifyGraphResponse(res: Response, now: number): Promise<TransportError> {
   const { error } = (await readBoundedJson(res)) as { error?: { code?: unknown; message?: unknown } | null };
   const code = typeof error?.code === 'string' ? error.code : '';
@@ -81,7 +86,7 @@ export async function classifyGraphResponse(res: Response, now: number): Promise
   const detail = `${code}${code && text ? ': ' : ''}${text}`.replace(/\s+/g, ' ').slice(0, 300);
   const message = `Microsoft Graph answered ${res.status}${detail ? ` ${detail}` : ''}`;
   const retryAfterMs = parseRetryAfterMs(res.headers.get('retry-after'), now);
-  const { status } = res;
+  const status = res.status;
   if (status === 429) return new TransportError('GRAPH_THROTTLED', message, { retryAfterMs: retryAfterMs ?? DEFAULT_THROTTLE_MS });
   if (status >= 500) return new TransportError('GRAPH_UNAVAILABLE', message, { retryAfterMs });
   if (status === 401) return new TransportError('OAUTH2_REFUSED', message);

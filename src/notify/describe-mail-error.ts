@@ -4,21 +4,15 @@ import { SMTP_FAILURES } from './smtp-failures';
 
 /** OpenSSL's words when the peer's first bytes are not TLS: an SMTP greeting, read as a TLS record. */
 const NOT_TLS = /wrong version number|packet length too long|unknown protocol|ssl3_get_record|record layer failure/i;
-/**
- * The catalogue's codes for failing to reach, secure or log in to the mail server, and the codes
- * nodemailer and Node give before the relay classifies them (`ENOTFOUND`, `ERROR`).
- */
+/** The codes of failing to reach, secure or log in to the mail server, and those nodemailer and Node give unclassified. */
 const CONNECTION_CODES: ReadonlySet<string> = new Set([
   ...Object.keys(SMTP_FAILURES).filter((code) => SMTP_FAILURES[code].scope === 'server' || SMTP_FAILURES[code].configProblem),
   'ENOTFOUND',
   'ERROR',
 ]);
 
-/*
- * The failures a user can cause and fix: how to recognise each, and its words. Ordered: a TLS failure arrives
- * as ESOCKET like a refused connection, so the message decides first. Each sentence says what happened, then
- * what to change; the raw error stays in the logs beside it.
- */
+// The failures a user can cause and fix, each saying what happened, then what to change. Ordered: a TLS failure
+// arrives as ESOCKET like a refused connection, so the message decides first.
 function describeFixable(code: string, message: string, server: string): string | undefined {
   if (code === 'SMTP_TLS_REQUIRED')
     return (
@@ -51,15 +45,12 @@ function describeFixable(code: string, message: string, server: string): string 
 }
 
 /**
- * A connection, TLS or login failure (an error, or a stored failure) in words a user acts on: what
- * happened and what to change. Undefined for failures outside this list (the server's answer to a
- * message, a template): those are described where they are caught. `server` names the mail server
- * (`host:port` from SMTP_URL); absent, the address in the error or "the mail server in SMTP_URL".
+ * A connection, TLS or login failure (an error, or a stored failure) in words a user acts on; undefined for any
+ * other failure. `server` names the mail server (`host:port`); absent, the address in the error, if any.
  */
 export function describeMailError(error: { code?: string; message?: string }, server?: string): string | undefined {
   const code = error.code ?? '';
-  // The server's answer to a message (4xx, 5xx, a refused address) or a template proves the connection
-  // worked: its words ("timeout", "certificate") are the server's, not a connection failure's.
+  // The server's answer to a message or a template proves the connection worked: its words are not a connection failure's.
   if (code !== '' && !CONNECTION_CODES.has(code)) return undefined;
   const message = error.message ?? '';
   const where = server ?? /\b(\d{1,3}(?:\.\d{1,3}){3}:\d+)\b/.exec(message)?.[1] ?? 'the mail server in SMTP_URL';

@@ -1,7 +1,7 @@
 import { createHash, createPrivateKey, randomUUID, X509Certificate } from 'node:crypto';
 import type * as Jose from 'jose';
 import { TransportError, type NotifierIo } from './notifier';
-import type { OAuth2Config } from './oauth2-settings';
+import { oauth2Secrets, type OAuth2Config } from './oauth2-settings';
 import { createSecretMask, systemClock, type Clock } from '../shared';
 
 /** An OAuth2 access token and when it stops being valid (epoch ms, by the injected clock). */
@@ -17,9 +17,8 @@ export type TokenCache = ReturnType<typeof createTokenCache>;
 const TOKEN_REFRESH_BEFORE_EXPIRY_MS = 5 * 60_000;
 
 /**
- * Caches the token of `fetchToken` and renews it before it expires, so that no connection logs in
- * with a token about to lapse and a pool of connections asks the token endpoint once, not once per
- * connection. A failed request is not cached: the next `get` tries again.
+ * Caches the token of `fetchToken` and renews it before it expires, so that no connection logs in with a token about
+ * to lapse and a pool asks the token endpoint once, not once per connection. A failure is not cached.
  */
 export function createTokenCache(options: { fetchToken: () => Promise<AccessToken>; clock: Clock }) {
   let cached: (AccessToken & { renewAt: number }) | undefined;
@@ -59,14 +58,9 @@ const RESPONSE_MAX_BYTES = 64 * 1024;
 /** When an answer leaves out expires_in, the token is renewed soon rather than trusted for long. */
 const DEFAULT_TOKEN_LIFETIME_SECONDS = 300;
 
-/** Statuses of an OAuth2 error answer (RFC 6749 §5.2) that mean the credentials or grant are wrong, not that the service is down. */
-const REFUSAL_STATUSES = new Set([400, 401, 403]);
-
 /**
- * The token request for `config`: Microsoft identity platform v2 client credentials (a client secret,
- * or a certificate as a signed JWT client assertion, RFC 7523 §2.2), or Google's service-account JWT
- * bearer grant (RFC 7523 §2.1) with `sub` the mailbox to act as. A fresh assertion is signed for
- * every request. Rejects with `OAUTH2_REFUSED` or `OAUTH2_UNAVAILABLE`.
+ * The token request for `config`: Microsoft's client credentials (a secret, or a certificate's signed JWT, RFC 7523
+ * §2.2), or Google's service-account JWT bearer grant (RFC 7523 §2.1). Rejects with `OAUTH2_REFUSED` or `OAUTH2_UNAVAILABLE`.
  */
 export function createAccessTokenFetcher(config: OAuth2Config, deps: { clock: Clock; fetch?: typeof fetch }): () => Promise<AccessToken> {
   const host = new URL(config.tokenUrl).host;
@@ -85,11 +79,12 @@ export function createAccessTokenFetcher(config: OAuth2Config, deps: { clock: Cl
       return { accessToken: body.access_token, expiresAt: deps.clock.now() + lifetime * 1000 };
     }
     // The endpoint may echo the form it was sent, client secret included: masked before it is cut short.
-    const mask = createSecretMask([config.provider === 'microsoft' ? config.clientSecret : undefined]);
+    const mask = createSecretMask(oauth2Secrets(config));
     const error = typeof body.error === 'string' ? mask(body.error).slice(0, 100) : undefined;
     const description =
       typeof body.error_description === 'string' ? `: ${mask(body.error_description).split(/\r?\n/)[0].slice(0, 300)}` : '';
-    if (REFUSAL_STATUSES.has(res.status) && error !== undefined)
+    // RFC 6749 §5.2: these statuses with an error code mean the credentials or grant are wrong, not that the service is down.
+    if ([400, 401, 403].includes(res.status) && error !== undefined)
       throw new TransportError('OAUTH2_REFUSED', `token endpoint ${host} refused the credentials (${res.status} ${error}${description})`);
     const said = error ? ` ${error}${description}` : res.ok ? ' without an access_token' : '';
     throw new TransportError('OAUTH2_UNAVAILABLE', `token endpoint ${host} answered ${res.status}${said}`);
@@ -97,13 +92,11 @@ export function createAccessTokenFetcher(config: OAuth2Config, deps: { clock: Cl
 }
 
 /**
- * The grant's form. Microsoft's certificate credential is a JWT signed with the certificate's key, naming the
- * certificate by its SHA-1 (`x5t`) and SHA-256 (`x5t#S256`) thumbprints, as the identity platform requires, used
- * at once (Microsoft accepts up to 10 minutes); Google's assertion may live an hour, its limit.
+ * The grant's form. Microsoft's certificate credential is a JWT naming the certificate by its SHA-1 and SHA-256
+ * thumbprints, as the identity platform requires, used at once; Google's assertion may live an hour, its limit.
  */
 async function buildTokenForm(config: OAuth2Config, nowMs: number): Promise<URLSearchParams> {
   const now = Math.floor(nowMs / 1000);
-  // jose, loaded when a token is first requested: commands that never send do not load it.
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy on purpose: only OAuth2 relays sign assertions
   const { SignJWT } = require('jose') as typeof Jose;
   const sign = (jwt: Jose.SignJWT, lifetimeSeconds: number) =>
@@ -138,10 +131,7 @@ async function buildTokenForm(config: OAuth2Config, nowMs: number): Promise<URLS
   return form;
 }
 
-/**
- * POSTs `body` (no redirect followed, within `timeoutMs`); a request that gets no answer rejects with the
- * `failure` code, saying which peer did not answer and why.
- */
+/** POSTs `body` (no redirect followed, within `timeoutMs`); no answer rejects with the `failure` code, saying why. */
 export async function postOrFail(
   fetchImpl: typeof fetch,
   url: string,

@@ -7,26 +7,8 @@ export const fileTransport: TransportDescriptor<'file', { outboxDir: string }, R
   name: 'file',
   settings: {},
   configure: (_env, context) => ({ outboxDir: context.outboxDir }),
-  create: (file) => createFileSender(file.outboxDir),
-  describeStart: (file) => `.eml files in ${file.outboxDir}`,
-  describeStartWarnings: (file) => [
-    { fields: { dir: file.outboxDir }, message: `SMTP_URL is not set: mails are written as .eml files under ${file.outboxDir}` },
-  ],
-  describeVerified: (file) => `No SMTP_URL: mails are written to ${file.outboxDir}, which is writable.`,
-  describeConfig: () => ({ smtp: 'none: mails are written as .eml files' }),
-  settingsInForce: () => [],
-  // One file at a time: a disk gains nothing from more.
-  concurrency: () => 1,
-  secrets: () => [],
-  failures: {},
-};
-
-/**
- * Writes each mail's bytes as `<dir>/<name>.eml`, named from the Message-ID so that a retried send overwrites
- * rather than duplicates; the file appears whole (written aside, then renamed).
- */
-export function createFileSender(dir: string): Sender {
-  return {
+  // Named from the Message-ID, so a retried send overwrites rather than duplicates; written aside, then renamed.
+  create: ({ outboxDir: dir }): Sender => ({
     async send(mail) {
       await fs.promises.mkdir(dir, { recursive: true });
       const name = `${mail.messageId.replace(/^<|>$/g, '').replace(/[^A-Za-z0-9._-]/g, '_')}.eml`;
@@ -42,5 +24,16 @@ export function createFileSender(dir: string): Sender {
       onStep?.(`${dir} is writable`);
     },
     async close() {},
-  };
-}
+  }),
+  describeStart: (file) => `.eml files in ${file.outboxDir}`,
+  describeStartWarnings: (file) => [
+    { fields: { dir: file.outboxDir }, message: `SMTP_URL is not set: mails are written as .eml files under ${file.outboxDir}` },
+  ],
+  describeVerified: (file) => `No SMTP_URL: mails are written to ${file.outboxDir}, which is writable.`,
+  describeConfig: () => ({ smtp: 'none: mails are written as .eml files' }),
+  settingsInForce: () => [],
+  // One file at a time: a disk gains nothing from more.
+  concurrency: () => 1,
+  secrets: () => [],
+  failures: {},
+};

@@ -1,11 +1,36 @@
-import { buildFailureFacts } from '../shared';
+import { buildFailureFacts, httpUrl, setting } from '../shared';
 import type * as GraphModule from './create-graph-notifier';
-import { configureGraph, GRAPH_SETTINGS, type GraphConfig, type GraphEnv } from './graph-settings';
-import type { TransportDescriptor } from './notifier';
-import { OAUTH2_FAILURES, oauth2Secrets } from './oauth2-settings';
+import type { GraphConfig } from './create-graph-notifier';
+import type { SectionEnv, TransportContext, TransportDescriptor } from './notifier';
+import { buildOAuth2Config, checkEndpointUrl, OAUTH2_FAILURES, OAUTH2_SETTINGS, oauth2Secrets } from './oauth2-settings';
 
 /** sendMail requests in flight at once: Exchange Online allows 4 per app and mailbox, so more only earns 429s. */
 export const GRAPH_CONCURRENCY = 4;
+
+/** Time for one Graph sendMail request. */
+export const GRAPH_TIMEOUT_MS = 30_000;
+
+const GRAPH_SETTINGS = {
+  GRAPH_URL: setting(httpUrl.default('https://graph.microsoft.com'), {
+    group: 'provider',
+    description: "Graph's base URL (national clouds; http:// only to a loopback address).",
+  }),
+  ...OAUTH2_SETTINGS,
+};
+
+/** Undefined when MAIL_TRANSPORT is not graph, or OAuth2's settings have problems (pushed onto `issues`). */
+function configureGraph(
+  e: SectionEnv<typeof GRAPH_SETTINGS> & { MAIL_TRANSPORT: string },
+  context: TransportContext,
+): GraphConfig | undefined {
+  if (e.MAIL_TRANSPORT !== 'graph') return undefined;
+  context.requireRecipients('MAIL_TRANSPORT=graph');
+  checkEndpointUrl('GRAPH_URL', e.GRAPH_URL, context.issues);
+  const oauth2 = buildOAuth2Config(e, { kind: 'graph' }, context);
+  // The sender is MAIL_FROM's address: `Name <user@domain>` → `user@domain`.
+  const sender = /<([^<>\s]+)>\s*$/.exec(e.MAIL_FROM)?.[1] ?? e.MAIL_FROM.trim();
+  return oauth2 && { url: e.GRAPH_URL.replace(/\/+$/, ''), sender, timeoutMs: GRAPH_TIMEOUT_MS, oauth2 };
+}
 
 const graph = buildFailureFacts.bind(undefined, 'Graph');
 
@@ -14,7 +39,7 @@ export const graphTransport: TransportDescriptor<'graph', GraphConfig, typeof GR
   name: 'graph',
   settings: GRAPH_SETTINGS,
   choice: "Microsoft Graph's sendMail as MAIL_FROM's address, with the OAUTH2_* settings",
-  configure: (env, context) => configureGraph(env as GraphEnv, context),
+  configure: (env, context) => configureGraph(env as Parameters<typeof configureGraph>[0], context),
   create(graph, io) {
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy on purpose: Graph's and OAuth2's code only when MAIL_TRANSPORT=graph
     const { createGraphSender } = require('./create-graph-notifier') as typeof GraphModule;

@@ -13,9 +13,8 @@ export interface FailureClass extends Pick<FailureFacts, 'configProblem' | 'scop
 }
 
 /**
- * A failed send or token request whose `code` is one of its transport's `failures`; `retryAfterMs`: the wait the
- * server asked for. The code is also kept as `ownCode`: nodemailer replaces `code` with EAUTH when a token
- * request's error reaches it through its provision callback.
+ * A failed send or token request whose `code` is one of its transport's `failures`. The code is also kept as
+ * `ownCode`: nodemailer replaces `code` with EAUTH when a token request's error reaches it through its provision callback.
  */
 export class TransportError extends Error {
   readonly ownCode: string;
@@ -33,32 +32,22 @@ export class TransportError extends Error {
 
 /**
  * What a transport's `create` gives: `send` resolves with where the mail went, or rejects with an error whose `code`
- * is one of its descriptor's `failures` (it may also say its `scope` and `retryAfterMs`, the wait the server asked
- * for); the relay classifies it against the catalogue its transports make ({@link Notifier}).
+ * is one of its descriptor's `failures` (maybe with its `scope` and `retryAfterMs`).
  */
 export interface Sender {
   send(mail: OutgoingMail): Promise<{ response: string; path?: string }>;
-  /**
-   * Connects and authenticates (SMTP; with OAuth2 the token is fetched first), fetches a token (Graph:
-   * nothing is sent) or checks the directory is writable (file). `onStep` hears each step as it passes.
-   */
+  /** Connects and logs in (SMTP), fetches a token (Graph) or checks the directory is writable (file); `onStep` hears each step. */
   verify(onStep?: (step: string) => void): Promise<void>;
   close(): Promise<void>;
 }
 
 /** Where mails go, as the relay uses it: the transport's sender with every failure classified. The only place that sends. */
 export interface Notifier extends Omit<Sender, 'send'> {
-  /**
-   * Never rejects: resolves with the sender's answer (`response`: the server's, or where the file was written), or with
-   * the route mail's `failure`, classified (its `kind` says whether a retry can help).
-   */
+  /** Never rejects: resolves with the sender's answer, or with the `failure`, classified. */
   send(mail: OutgoingMail): Promise<{ response: string; path?: string } | { failure: FailureClass }>;
 }
 
-/**
- * What a notifier may touch: `readFile` reads SMTP_CA_FILE; `clock` dates tokens; `fetch` for token and
- * Graph requests; absent, the global fetch through `proxy` (the environment's HTTPS_PROXY, NO_PROXY).
- */
+/** What a notifier may touch; without `fetch`, token and Graph requests use the global fetch through `proxy`. */
 export interface NotifierIo {
   readFile: (file: string) => Buffer;
   clock?: Clock;
@@ -67,10 +56,8 @@ export interface NotifierIo {
 }
 
 /**
- * One transport, described once: its settings section (zod fields with their docs, part of the relay's
- * one schema), the configuration it takes from them (`configure`: undefined when they do not select it),
- * how its notifier is made, the words the start line (`mail via …`), its warnings, `verify-smtp` (after every
- * step passed) and `check-config` say about it, and the failure codes only it sets.
+ * One transport, described once: its settings section, the configuration it takes from them (undefined when they do
+ * not select it), its sender, what commands say about it, and the failure codes it sets.
  */
 export interface TransportDescriptor<Name extends string = string, Settings = unknown, Shape extends z.ZodRawShape = z.ZodRawShape> {
   readonly name: Name;
@@ -80,17 +67,14 @@ export interface TransportDescriptor<Name extends string = string, Settings = un
   configure(env: Readonly<Record<string, unknown>>, context: TransportContext): Settings | undefined;
   create(settings: Settings, io: NotifierIo): Sender;
   describeStart(settings: Settings): string;
-  /** What an operator should know about it at start (a login that may travel in clear, mails kept on disk): each a log line's fields and message. */
+  /** What an operator should know about it at start: each a log line's fields and message. */
   describeStartWarnings(settings: Settings): { fields: Record<string, unknown>; message: string }[];
   describeVerified(settings: Settings): string;
   /** The mail server (`host:port`) the words of a failure to reach it name; absent: the address in the error, if any. */
   describeServer?(settings: Settings): string;
-  /**
-   * How `check-config --json` shows it: `smtp` (the dump's key for the mail server) holds its configuration, or
-   * says where mails go instead (then the outbox directory is shown with the mail settings); its own may follow under its name.
-   */
+  /** How `check-config --json` shows it: `smtp` holds its configuration, or says where mails go instead. */
   describeConfig(settings: Settings): { smtp: unknown } & Record<string, unknown>;
-  /** The settings (of any transport's section) this configuration reads: `check-config` lists only these among the transports' defaults. */
+  /** The transports' settings this configuration reads: `check-config` lists only these among their defaults. */
   settingsInForce(settings: Settings): readonly string[];
   /** Sends in flight at once (the worker's batch). */
   concurrency(settings: Settings): number;

@@ -74,10 +74,7 @@ export function oauth2Secrets(oauth2: OAuth2Config | undefined): string[] {
   return [...(oauth2.provider === 'microsoft' && oauth2.clientSecret ? [oauth2.clientSecret] : []), ...key];
 }
 
-/**
- * The OAuth2 settings for `use`, checked once at boot (problems pushed onto `issues`): every missing variable is
- * named, and the key, certificate and service-account files are read and parsed now, so a wrong file stops the start.
- */
+/** The OAuth2 settings for `use`, checked at boot: the key, certificate and service-account files are read and parsed now. */
 export function buildOAuth2Config(e: Env, use: OAuth2Use, context: Pick<TransportContext, 'readFile' | 'issues' | 'rawEnv'>) {
   const { issues } = context;
   // Google when a service-account key is given, Microsoft otherwise; both providers' credentials at once is an error.
@@ -111,14 +108,19 @@ export function buildOAuth2Config(e: Env, use: OAuth2Use, context: Pick<Transpor
 /** A file's text, or undefined with the problem reported as `variable`'s. */
 type ReadFile = (variable: string, file: string) => string | undefined;
 
+/**
+ * Microsoft's credential: a client secret, or a certificate and its key in OAUTH2_CERTIFICATE_FILE (the usual PEM
+ * bundle); the key may still be in its retired file of its own (a relay that sets it keeps working, warned).
+ */
 function buildMicrosoftConfig(e: Env, use: OAuth2Use, { issues, rawEnv }: Pick<TransportContext, 'issues' | 'rawEnv'>, read: ReadFile) {
   const required = `is required with ${use.kind === 'smtp' ? "Microsoft's XOAUTH2 login" : 'MAIL_TRANSPORT=graph'}`;
   if (e.OAUTH2_TENANT_ID === undefined)
     issues.push({ variable: 'OAUTH2_TENANT_ID', message: `${required}: the Directory (tenant) ID from the app registration's Overview` });
   if (e.OAUTH2_CLIENT_ID === undefined)
     issues.push({ variable: 'OAUTH2_CLIENT_ID', message: `${required}: the Application (client) ID from the app registration's Overview` });
+  const file = e.OAUTH2_CERTIFICATE_FILE;
   const retiredKeyFile = rawEnv.OAUTH2_PRIVATE_KEY_FILE;
-  const certificate = e.OAUTH2_CERTIFICATE_FILE !== undefined || retiredKeyFile !== undefined;
+  const certificate = file !== undefined || retiredKeyFile !== undefined;
   if (e.OAUTH2_CLIENT_SECRET !== undefined && certificate) {
     issues.push({ variable: 'OAUTH2_CLIENT_SECRET', message: 'give a client secret or a certificate (OAUTH2_CERTIFICATE_FILE), not both' });
   } else if (e.OAUTH2_CLIENT_SECRET === undefined && !certificate) {
@@ -127,7 +129,29 @@ function buildMicrosoftConfig(e: Env, use: OAuth2Use, { issues, rawEnv }: Pick<T
       message: `${required} unless a certificate is given (OAUTH2_CERTIFICATE_FILE: the certificate and its private key in one PEM file)`,
     });
   }
-  const credential = certificate ? readCertificateCredential(e.OAUTH2_CERTIFICATE_FILE, retiredKeyFile, issues, read) : {};
+  const variable = 'OAUTH2_CERTIFICATE_FILE';
+  const credential: { certificatePem?: string; privateKeyPem?: string } = {};
+  if (certificate && file === undefined) {
+    issues.push({
+      variable,
+      message: 'is required with a certificate credential: one PEM file holding the certificate and its private key',
+    });
+  }
+  const bundle = file === undefined ? undefined : read(variable, file);
+  if (bundle !== undefined) {
+    credential.certificatePem = findPem(bundle, /^CERTIFICATE$/, (pem) => new X509Certificate(pem));
+    if (credential.certificatePem === undefined) issues.push({ variable, message: `${file} holds no PEM certificate` });
+    if (retiredKeyFile !== undefined) {
+      const keyFile = read('OAUTH2_PRIVATE_KEY_FILE', retiredKeyFile);
+      credential.privateKeyPem = keyFile === undefined ? undefined : findPem(keyFile, /PRIVATE KEY$/, createPrivateKey);
+      if (keyFile !== undefined && credential.privateKeyPem === undefined)
+        issues.push({ variable: 'OAUTH2_PRIVATE_KEY_FILE', message: `${retiredKeyFile} is not a PEM private key` });
+    } else {
+      credential.privateKeyPem = findPem(bundle, /PRIVATE KEY$/, createPrivateKey);
+      if (credential.privateKeyPem === undefined)
+        issues.push({ variable, message: `${file} holds no PEM private key: append the certificate's private key to it (one PEM bundle)` });
+    }
+  }
   if (e.OAUTH2_TENANT_ID === undefined || e.OAUTH2_CLIENT_ID === undefined) return undefined;
   return {
     provider: 'microsoft' as const,
@@ -140,66 +164,25 @@ function buildMicrosoftConfig(e: Env, use: OAuth2Use, { issues, rawEnv }: Pick<T
   };
 }
 
-/**
- * Microsoft's certificate credential, parsed now so that a wrong file is named at boot: the certificate and its
- * key in OAUTH2_CERTIFICATE_FILE (the usual PEM bundle), or the key still in its retired file of its own
- * (`retiredKeyFile`: a relay that still sets it keeps working, warned).
- */
-function readCertificateCredential(
-  file: string | undefined,
-  retiredKeyFile: string | undefined,
-  issues: ConfigIssue[],
-  read: ReadFile,
-): { certificatePem?: string; privateKeyPem?: string } {
-  const variable = 'OAUTH2_CERTIFICATE_FILE';
-  if (file === undefined) {
-    issues.push({
-      variable,
-      message: 'is required with a certificate credential: one PEM file holding the certificate and its private key',
-    });
-    return {};
-  }
-  const bundle = read(variable, file);
-  if (bundle === undefined) return {};
-  const certificatePem = parsePem(findPemBlock(bundle, /^CERTIFICATE$/), (pem) => new X509Certificate(pem));
-  if (certificatePem === undefined) issues.push({ variable, message: `${file} holds no PEM certificate` });
-  if (retiredKeyFile !== undefined) {
-    const keyPem = read('OAUTH2_PRIVATE_KEY_FILE', retiredKeyFile);
-    const privateKeyPem = parsePem(keyPem, (pem) => createPrivateKey(pem));
-    if (keyPem !== undefined && privateKeyPem === undefined)
-      issues.push({ variable: 'OAUTH2_PRIVATE_KEY_FILE', message: `${retiredKeyFile} is not a PEM private key` });
-    return { certificatePem, privateKeyPem };
-  }
-  const privateKeyPem = parsePem(findPemBlock(bundle, /PRIVATE KEY$/), (pem) => createPrivateKey(pem));
-  if (privateKeyPem === undefined)
-    issues.push({ variable, message: `${file} holds no PEM private key: append the certificate's private key to it (one PEM bundle)` });
-  return { certificatePem, privateKeyPem };
-}
-
-/** The first PEM block whose label matches, alone, so that the key (a secret, masked in logs) is kept apart from the certificate. */
-function findPemBlock(text: string, label: RegExp): string | undefined {
+/** The first PEM block whose label matches, if `parse` accepts it: alone, so the key (a secret) is kept apart from the certificate. */
+function findPem(text: string, label: RegExp, parse: (pem: string) => unknown): string | undefined {
   for (const [block, name] of text.matchAll(/-----BEGIN ([A-Z0-9 ]+)-----[\s\S]*?-----END \1-----/g)) {
-    if (label.test(name)) return `${block}\n`;
+    if (!label.test(name)) continue;
+    try {
+      parse(`${block}\n`);
+      return `${block}\n`;
+    } catch {
+      return undefined;
+    }
   }
   return undefined;
-}
-
-/** `pem` when `parse` accepts it, otherwise undefined. */
-function parsePem(pem: string | undefined, parse: (pem: string) => unknown): string | undefined {
-  if (pem === undefined) return undefined;
-  try {
-    parse(pem);
-    return pem;
-  } catch {
-    return undefined;
-  }
 }
 
 /** A Google service-account key file, as the console downloads it. */
 const ServiceAccountKeySchema = z.object({
   type: z.literal('service_account'),
   client_email: z.string(),
-  private_key: z.string().refine((pem) => parsePem(pem, createPrivateKey) !== undefined),
+  private_key: z.string().refine((pem) => findPem(pem, /PRIVATE KEY$/, createPrivateKey) !== undefined),
   token_uri: z.string().optional(),
 });
 
@@ -242,10 +225,7 @@ function buildGoogleConfig(e: Env, use: OAuth2Use, issues: ConfigIssue[], read: 
   };
 }
 
-/**
- * Tokens and mail travel over these URLs: https only, except to a loopback address (a local test
- * double); the certificate is verified like every other TLS peer of the relay.
- */
+/** Tokens and mail travel over these URLs: https only, except to a loopback address (a local test double). */
 export function checkEndpointUrl(variable: string, value: string | undefined, issues: ConfigIssue[]): void {
   if (value === undefined) return;
   let url: URL;

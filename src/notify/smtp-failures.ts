@@ -7,9 +7,8 @@ const ANSWERED = { answered: true };
 const HELD = { held: true };
 
 /**
- * The SMTP transport's failure codes. SMTP_4XX's scope depends on the reply (421 is about the service,
- * RFC 5321 §3.8), so it is decided where the error is read ({@link readSmtpError}). Codes are nodemailer's
- * `err.code` where it has one (nodemailer `lib/errors.js`), so the stored code reads like the library's documentation.
+ * The SMTP transport's failure codes: nodemailer's `err.code` where it has one, so the stored code reads like its
+ * documentation. SMTP_4XX's scope depends on the reply, so {@link readSmtpError} decides it.
  */
 export const SMTP_FAILURES: FailureCatalogue = {
   SMTP_4XX: smtp(true, 'message', 'The mail server refused the message for now (temporary 4xx).', ANSWERED),
@@ -45,18 +44,10 @@ export const SMTP_FAILURES: FailureCatalogue = {
 const LOGIN_CODES: ReadonlySet<string> = new Set(['EAUTH', 'ENOAUTH', 'SMTP_TLS_REQUIRED', ...Object.keys(OAUTH2_FAILURES)]);
 
 /**
- * SMTP replies about the service, not the message (RFC 5321 §3.8, §4.2.3): 421 "closing transmission channel".
- * A 451 answers one transaction (greylisting, a recipient's quota) and is retried for that message alone.
- */
-const SERVER_REPLY_CODES = new Set([421]);
-
-/**
- * A nodemailer error as one of the SMTP transport's codes, set where it is caught (principle 3), the server's words
- * masked. A login's code wins: with OAuth2 the token request's own (nodemailer reports it as EAUTH) or OAUTH2_REFUSED
- * (535 even after nodemailer renewed the token); with TLS required, a STARTTLS answered with an error is
- * SMTP_TLS_REQUIRED, not ETLS (a failed handshake has no reply); a password's EAUTH stays. Then a reply's class (SMTP_4XX
- * with its scope and stated wait, SMTP_5XX, 530 → ENOAUTH) or an untrusted certificate (ETLS: nodemailer says ESOCKET,
- * only the words tell); other codes stay as they are.
+ * A nodemailer error as one of the SMTP transport's codes, the server's words masked. A login's code wins: with OAuth2
+ * the token request's own (nodemailer reports it as EAUTH) or OAUTH2_REFUSED; with TLS required, a STARTTLS answered
+ * with an error is SMTP_TLS_REQUIRED, not ETLS (a failed handshake has no reply). Then a reply's class or an untrusted
+ * certificate (ETLS: nodemailer says ESOCKET, only the words tell); other codes stay as they are.
  */
 export function readSmtpError(error: unknown, login: { mask?: SecretMask; oauth2?: boolean; requireTls?: boolean } = {}): unknown {
   if (!error || typeof error !== 'object') return error;
@@ -75,31 +66,26 @@ export function readSmtpError(error: unknown, login: { mask?: SecretMask; oauth2
   if (code !== undefined && LOGIN_CODES.has(code)) return error;
   const responseCode = typeof err.responseCode === 'number' ? err.responseCode : undefined;
   const text = `${typeof err.message === 'string' ? err.message : ''} ${typeof err.response === 'string' ? err.response : ''}`;
+  const socketCode = code === undefined || code === 'ESOCKET' || code === 'ECONNECTION' || !Object.hasOwn(SMTP_FAILURES, code);
   // 530 "authentication required" (RFC 4954 §6) to MAIL FROM: the server wants a login before any mail.
   if (responseCode === 530) err.code = 'ENOAUTH';
-  // A server's reply that mentions a certificate is still a reply.
-  else if (code === 'ETLS' || (isSocketCode(code) && responseCode === undefined && isCertificateFailure(text))) err.code = 'ETLS';
+  // A failed TLS handshake arrives as a socket code, Node's own (CERT_…) or none; a reply naming a certificate is a reply.
+  else if (code === 'ETLS' || (socketCode && responseCode === undefined && isCertificateFailure(text))) err.code = 'ETLS';
   else if (responseCode !== undefined && responseCode >= 400 && responseCode < 500) {
     const retryAfterMs = parseStatedWaitMs(text);
     err.code = 'SMTP_4XX';
-    // A server that says when to come back (a rate limit) refuses every mail until then, not this one alone.
-    if (SERVER_REPLY_CODES.has(responseCode) || retryAfterMs !== undefined) err.scope = 'server';
+    // 421 is about the service (RFC 5321 §3.8), as is a stated wait (a rate limit); a bare 451 is about this message.
+    if (responseCode === 421 || retryAfterMs !== undefined) err.scope = 'server';
     if (retryAfterMs !== undefined) err.retryAfterMs = retryAfterMs;
   } else if (responseCode !== undefined && responseCode >= 500 && responseCode < 600) err.code = 'SMTP_5XX';
   return error;
 }
 
-/** The codes a TLS handshake's failure arrives with: nodemailer's socket and connection codes, Node's own (CERT_…), or none. */
-function isSocketCode(code: string | undefined): boolean {
-  return code === undefined || code === 'ESOCKET' || code === 'ECONNECTION' || !Object.hasOwn(SMTP_FAILURES, code);
-}
-
 const UNIT_MS: Readonly<Record<string, number>> = { s: 1_000, m: 60_000, h: 3_600_000 };
 
 /**
- * The wait an SMTP reply states, if it states one: "try again in 30 seconds", "retry after 2 minutes",
- * "please come back in 00:05:00" (milter-greylist). Most servers say only "try again later" (Gmail's 421 4.7.0,
- * Exchange Online's 451 4.7.500, Postfix's 450 4.7.1 "too much mail"): then nothing is guessed.
+ * The wait an SMTP reply states: "try again in 30 seconds", "come back in 00:05:00" (milter-greylist). Most servers
+ * say only "try again later" (Gmail, Exchange Online, Postfix): then nothing is guessed.
  */
 function parseStatedWaitMs(reply: string): number | undefined {
   const text = reply.slice(0, 1000);

@@ -76,11 +76,11 @@ export const smtpTransport: TransportDescriptor<'smtp', SmtpConfig, typeof SMTP_
   describeConfig: (smtp) => ({ smtp }),
   settingsInForce: (smtp) => [...Object.keys(SMTP_SETTINGS), ...(smtp.oauth2 ? Object.keys(OAUTH2_SETTINGS) : [])],
   concurrency: (smtp) => smtp.poolSize,
-  secrets: (smtp) => [...(smtp.password ? [smtp.password] : []), ...oauth2Secrets(smtp.oauth2)],
+  secrets: (smtp) => [smtp.password ?? [], oauth2Secrets(smtp.oauth2)].flat(),
   failures: { ...SMTP_FAILURES, ...OAUTH2_FAILURES },
 };
 
-/** SMTP settings, or undefined when mails go to .eml files (or Graph); problems are pushed onto `issues`. */
+/** Undefined when mails go to .eml files (or Graph); problems are pushed onto `issues`. */
 function configureSmtp(e: SmtpEnv, context: TransportContext) {
   const { broken, issues } = context;
   // The login is AUTH XOAUTH2 when an app's credentials are given: Microsoft's client ID or Google's service account.
@@ -98,9 +98,8 @@ function configureSmtp(e: SmtpEnv, context: TransportContext) {
         variable: 'SMTP_URL',
         message: `has no effect with MAIL_TRANSPORT=${e.MAIL_TRANSPORT} (mail does not go through SMTP): unset one of them`,
       });
-    for (const v of ['SMTP_USER', 'SMTP_PASSWORD', 'SMTP_CA_FILE'] as const) {
+    for (const v of ['SMTP_USER', 'SMTP_PASSWORD', 'SMTP_CA_FILE'] as const)
       if (e[v] !== undefined) issues.push({ variable: v, message: 'has no effect without SMTP_URL' });
-    }
     return undefined;
   }
   let url: URL | undefined;
@@ -109,15 +108,12 @@ function configureSmtp(e: SmtpEnv, context: TransportContext) {
   } catch {
     issues.push({ variable: 'SMTP_URL', message: 'is not a URL (example: smtp://mail.example.com:587)' });
   }
-  if (url && url.protocol !== 'smtp:' && url.protocol !== 'smtps:') {
+  if (url && url.protocol !== 'smtp:' && url.protocol !== 'smtps:')
     issues.push({ variable: 'SMTP_URL', message: 'must start with smtp:// (STARTTLS when offered) or smtps:// (implicit TLS)' });
-  }
-  if (url && (url.username || url.password) && (e.SMTP_USER !== undefined || e.SMTP_PASSWORD !== undefined)) {
+  if (url && (url.username || url.password) && (e.SMTP_USER !== undefined || e.SMTP_PASSWORD !== undefined))
     issues.push({ variable: 'SMTP_USER', message: 'credentials are already in SMTP_URL; give them in one place only' });
-  }
-  if (e.SMTP_PASSWORD !== undefined && e.SMTP_USER === undefined && !url?.username && !broken.has('SMTP_USER')) {
+  if (e.SMTP_PASSWORD !== undefined && e.SMTP_USER === undefined && !url?.username && !broken.has('SMTP_USER'))
     issues.push({ variable: 'SMTP_PASSWORD', message: 'is set but SMTP_USER is not' });
-  }
   context.requireRecipients('SMTP_URL is set');
   // Read when the relay starts: said now by its variable if it cannot be read (else serve stops on a bare ENOENT).
   try {
@@ -144,7 +140,6 @@ function configureSmtp(e: SmtpEnv, context: TransportContext) {
     user,
     password,
     caFile: e.SMTP_CA_FILE,
-    // A login (password or XOAUTH2) goes only over TLS: `smtp://` must upgrade with STARTTLS.
     requireTls: e.SMTP_REQUIRE_TLS,
     poolSize: e.SMTP_POOL_SIZE,
     connectionTimeoutMs: SMTP_CONNECTION_TIMEOUT_MS,
@@ -155,10 +150,8 @@ function configureSmtp(e: SmtpEnv, context: TransportContext) {
 }
 
 /**
- * SMTP through a nodemailer pool. `smtp://` upgrades with STARTTLS when the server offers it, `smtps://` is
- * implicit TLS; certificates are always verified (SMTP_CA_FILE adds a private CA). With OAuth2 nodemailer logs
- * in with AUTH XOAUTH2, taking the token from the relay's cache (its `oauth2_provision_cb` hook), so every pooled
- * connection shares one token and one request for it; a token the server refuses is renewed once by nodemailer.
+ * SMTP through a nodemailer pool; certificates are always verified. With OAuth2 nodemailer logs in with AUTH XOAUTH2,
+ * taking the token from the relay's cache, so every pooled connection shares one token and one request for it.
  */
 export function createSmtpSender(config: SmtpConfig, io: NotifierIo): Sender {
   const options = buildSmtpOptions(config, io.readFile);
@@ -168,9 +161,8 @@ export function createSmtpSender(config: SmtpConfig, io: NotifierIo): Sender {
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy on purpose: only with an XOAUTH2 login
   const tokens = config.oauth2 && (require('./fetch-access-token') as typeof AccessTokenModule).createOAuth2TokenCache(config.oauth2, io);
   if (tokens) transporter.set('oauth2_provision_cb', provideToken(tokens));
-  // An SMTP server may echo the login (535 with the password, or AUTH PLAIN's base64), a token
-  // endpoint the client secret: hidden before any reply becomes an error text, a log line or a row.
-  const mask = createSecretMask([config.password, config.oauth2?.provider === 'microsoft' ? config.oauth2.clientSecret : undefined]);
+  // A server may echo the login (535 with the password, AUTH PLAIN's base64): hidden before any reply is kept or logged.
+  const mask = createSecretMask(smtpTransport.secrets(config));
   const reading = { mask, oauth2: tokens !== undefined, requireTls: options.requireTLS === true };
   return {
     async send(mail) {
@@ -182,12 +174,46 @@ export function createSmtpSender(config: SmtpConfig, io: NotifierIo): Sender {
         throw readSmtpError(error, reading);
       }
     },
+    // With `onStep` (verify-smtp), step by step with the pool's own SMTPConnection class and settings; nothing is sent.
     async verify(onStep) {
-      try {
-        if (onStep) await verifySmtpSteps(options, config, tokens, onStep);
-        else await transporter.verify();
-      } catch (error) {
+      const fail = (error: unknown): never => {
         throw readSmtpError(error, reading);
+      };
+      if (!onStep) {
+        await transporter.verify().catch(fail);
+        return;
+      }
+      // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy like the rest of nodemailer (only commands that send load it)
+      const Connection = require('nodemailer/lib/smtp-connection') as typeof SMTPConnection;
+      const { getSocket: _pooled, ...connectionOptions } = options;
+      const connection = new Connection(connectionOptions);
+      try {
+        if (tokens) onStep(`token fetched (expires ${new Date((await tokens.get()).expiresAt).toISOString()})`);
+        await new Promise<void>((resolve, reject) => {
+          connection.once('error', reject);
+          connection.connect(() => resolve());
+        });
+        onStep(`connected to ${options.host}:${options.port}`);
+        if (!connection.secure)
+          onStep('TLS: none (the server offered no STARTTLS; mails, and a login with SMTP_REQUIRE_TLS=false, travel in clear)');
+        else onStep(`TLS: ${options.secure ? 'implicit (smtps://)' : 'STARTTLS'}, certificate verified`);
+        const { user = '', password = '' } = config;
+        if (!tokens && !config.user) return onStep('no login configured (SMTP_USER is not set)');
+        // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy like the rest of nodemailer
+        const XOAuth2Class = require('nodemailer/lib/xoauth2') as typeof XOAuth2;
+        const auth = tokens
+          ? { oauth2: new XOAuth2Class({ user, provisionCallback: provideToken(tokens) }) }
+          : { credentials: { user, pass: password } };
+        await new Promise<void>((resolve, reject) => {
+          connection.login(auth as SMTPConnection.AuthenticationOAuth2 | SMTPConnection.AuthenticationCredentials, (error) =>
+            error ? reject(error) : resolve(),
+          );
+        });
+        onStep(tokens ? `AUTH XOAUTH2 accepted for ${user}` : `login accepted for ${user}`);
+      } catch (error) {
+        fail(error);
+      } finally {
+        connection.close();
       }
     },
     close() {
@@ -197,19 +223,15 @@ export function createSmtpSender(config: SmtpConfig, io: NotifierIo): Sender {
   };
 }
 
-/** The pool's connection settings (host, TLS, timeouts, login), shared with the step-by-step check. */
+/** The pool's connection settings, shared with the step-by-step check. */
 function buildSmtpOptions(config: SmtpConfig, readFile: (file: string) => Buffer): Omit<SMTPPool.Options, 'pool'> {
   const url = new URL(config.url);
   const secure = url.protocol === 'smtps:';
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const port = url.port ? Number(url.port) : secure ? 465 : 587;
   return {
-    /*
-     * TCP_NODELAY on every connection: nodemailer leaves Nagle's algorithm on, which holds the message's final
-     * "\r\n.\r\n" until the server acknowledges the body, and the server delays that by up to 40 ms (Linux's
-     * delayed ACK), on every mail after the first of a pooled connection. nodemailer's documented `getSocket` hook
-     * takes our socket while it connects, so its handlers, greeting timeout, TLS and certificate checks apply as to its own.
-     */
+    // TCP_NODELAY: with Nagle's algorithm on (nodemailer's default) the final "\r\n.\r\n" waits for the server's
+    // delayed ACK of the body, up to 40 ms per pooled mail. nodemailer's `getSocket` hook applies all its checks to our socket.
     getSocket: (_options, callback) => callback(null, { connection: net.connect({ host, port, noDelay: true }) }),
     host,
     port,
@@ -236,10 +258,7 @@ function buildSmtpOptions(config: SmtpConfig, readFile: (file: string) => Buffer
   };
 }
 
-/**
- * nodemailer's token hook (the pool's `oauth2_provision_cb`, XOAuth2's `provisionCallback`), answered
- * from the relay's cache. Expiry 0: nodemailer keeps no expiry of its own; the cache decides when a token is renewed.
- */
+/** nodemailer's token hook, answered from the relay's cache. Expiry 0: the cache, not nodemailer, decides when to renew. */
 function provideToken(tokens: TokenCache) {
   return (_user: string, renew: boolean, callback: (error: Error | null, token: string, expires: number) => void): void => {
     tokens.get({ renew }).then(
@@ -247,47 +266,4 @@ function provideToken(tokens: TokenCache) {
       (error: Error) => callback(error, '', 0),
     );
   };
-}
-
-/**
- * The SMTP check one step at a time, for `verify-smtp`: the token (OAuth2), the connection, TLS and the
- * login, each reported as it passes, so that a failure shows which step failed. It uses nodemailer's
- * own SMTPConnection (the class its pool uses), with the pool's settings, and sends nothing.
- */
-async function verifySmtpSteps(
-  options: Omit<SMTPPool.Options, 'pool'>,
-  config: SmtpConfig,
-  tokens: TokenCache | undefined,
-  onStep: (step: string) => void,
-): Promise<void> {
-  if (tokens) onStep(`token fetched (expires ${new Date((await tokens.get()).expiresAt).toISOString()})`);
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy like the rest of nodemailer (only commands that send load it)
-  const Connection = require('nodemailer/lib/smtp-connection') as typeof SMTPConnection;
-  const { getSocket: _pooled, ...connectionOptions } = options;
-  const connection = new Connection(connectionOptions);
-  try {
-    await new Promise<void>((resolve, reject) => {
-      connection.once('error', reject);
-      connection.connect(() => resolve());
-    });
-    onStep(`connected to ${options.host}:${options.port}`);
-    if (!connection.secure)
-      onStep('TLS: none (the server offered no STARTTLS; mails, and a login with SMTP_REQUIRE_TLS=false, travel in clear)');
-    else onStep(`TLS: ${options.secure ? 'implicit (smtps://)' : 'STARTTLS'}, certificate verified`);
-    const { user = '', password = '' } = config;
-    if (!tokens && !config.user) return onStep('no login configured (SMTP_USER is not set)');
-    // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy like the rest of nodemailer
-    const XOAuth2Class = require('nodemailer/lib/xoauth2') as typeof XOAuth2;
-    const auth = tokens
-      ? { oauth2: new XOAuth2Class({ user, provisionCallback: provideToken(tokens) }) }
-      : { credentials: { user, pass: password } };
-    await new Promise<void>((resolve, reject) => {
-      connection.login(auth as SMTPConnection.AuthenticationOAuth2 | SMTPConnection.AuthenticationCredentials, (error) =>
-        error ? reject(error) : resolve(),
-      );
-    });
-    onStep(tokens ? `AUTH XOAUTH2 accepted for ${user}` : `login accepted for ${user}`);
-  } finally {
-    connection.close();
-  }
 }

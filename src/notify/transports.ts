@@ -1,9 +1,11 @@
+import type * as Undici from 'undici';
 import { z } from 'zod';
-import { RELAY_FAILURES, setting, type FailureCatalogue } from '../shared';
+import { chooseProxy, RELAY_FAILURES, setting, type FailureCatalogue, type ProxySettings } from '../shared';
+import { classifyFailure } from './classify-failure';
 import { fileTransport } from './file-transport';
 import { graphTransport } from './graph-transport';
 import { smtpTransport } from './smtp-transport';
-import type { ConfiguredTransport, TransportContext, TransportDescriptor } from './notifier';
+import type { ConfiguredTransport, Notifier, NotifierIo, TransportContext, TransportDescriptor } from './notifier';
 
 /**
  * Every transport the relay knows, most specific first: the first whose settings select it is used. The
@@ -11,10 +13,7 @@ import type { ConfiguredTransport, TransportContext, TransportDescriptor } from 
  */
 export const TRANSPORTS = [graphTransport, smtpTransport, fileTransport] as const;
 
-/**
- * The settings of `transports`: MAIL_TRANSPORT, which chooses among those that say what choosing them means
- * (`choice`), then each one's own section.
- */
+/** MAIL_TRANSPORT, choosing among the transports with a `choice`, then each transport's own section. */
 export function buildTransportSettings<const T extends readonly TransportDescriptor[]>(transports: T) {
   // Least specific first, as the references list them: the default, SMTP, leads.
   const chosen = transports.filter((t) => t.choice !== undefined).reverse();
@@ -30,10 +29,7 @@ export function buildTransportSettings<const T extends readonly TransportDescrip
 
 type UnionToIntersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never;
 
-/**
- * The relay's one catalogue of failure codes: each transport's own (its descriptor's `failures`, listed from the
- * least specific transport, as docs/errors.md shows them) and the relay's, for the transports given (a test's too).
- */
+/** The relay's one catalogue of failure codes: each transport's own (least specific first, as docs/errors.md shows them) and the relay's. */
 export function buildFailureCatalogue(transports: readonly TransportDescriptor[] = TRANSPORTS): FailureCatalogue {
   return Object.assign({}, ...[...transports].reverse().map((t) => t.failures), RELAY_FAILURES) as FailureCatalogue;
 }
@@ -44,10 +40,7 @@ export const FAILURE_CATALOGUE: FailureCatalogue = buildFailureCatalogue();
 /** The transport in force with the relay's own transports: a union narrowed by `name`. */
 export type TransportConfig = ConfiguredTransport<(typeof TRANSPORTS)[number]>;
 
-/**
- * Each transport reads its settings (each reports its own problems, such as SMTP_USER without SMTP_URL);
- * the first that is selected is the one in force.
- */
+/** Each transport reads its settings and reports its own problems; the first that is selected is the one in force. */
 export function configureTransport(
   env: Readonly<Record<string, unknown>>,
   context: TransportContext,
@@ -67,4 +60,45 @@ export function findTransport(transport: { name: string }, transports: readonly 
   const found = transports.find((t) => t.name === transport.name);
   if (!found) throw new Error(`no transport is named ${transport.name} (known: ${transports.map((t) => t.name).join(', ')})`);
   return found;
+}
+
+/** The notifier of the transport in force: its sender, every failure classified against the catalogue of `transports`. */
+export function createNotifier(
+  transport: { name: string; settings: unknown },
+  io: NotifierIo,
+  transports: readonly TransportDescriptor[] = TRANSPORTS,
+): Notifier {
+  const sender = findTransport(transport, transports).create(transport.settings, { ...io, fetch: io.fetch ?? createProxyFetch(io.proxy) });
+  const catalogue = buildFailureCatalogue(transports);
+  return {
+    async send(mail) {
+      try {
+        return await sender.send(mail);
+      } catch (error) {
+        return { failure: classifyFailure(error, catalogue) };
+      }
+    },
+    verify: (onStep) => sender.verify(onStep),
+    close: () => sender.close(),
+  };
+}
+
+/**
+ * A fetch through the proxy the environment names for each URL (see chooseProxy), with undici's ProxyAgent (a
+ * CONNECT tunnel); other requests use the global fetch. Undefined when no proxy is set.
+ */
+function createProxyFetch(proxy: ProxySettings | undefined): typeof fetch | undefined {
+  if (!proxy?.httpProxy && !proxy?.httpsProxy) return undefined;
+  const agents = new Map<string, Undici.ProxyAgent>();
+  return (input, init) => {
+    const url = input instanceof Request ? input.url : String(input);
+    const proxyUrl = chooseProxy(url, proxy);
+    if (proxyUrl === undefined) return fetch(input, init);
+    // undici's own fetch with its own dispatcher: Node's bundled fetch may be another undici version.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy on purpose: loaded only when a proxy is in force
+    const undici = require('undici') as typeof Undici;
+    let agent = agents.get(proxyUrl);
+    if (!agent) agents.set(proxyUrl, (agent = new undici.ProxyAgent(proxyUrl)));
+    return undici.fetch(url, { ...(init as Undici.RequestInit), dispatcher: agent });
+  };
 }

@@ -10,9 +10,8 @@ const MAX_ADDRESSES = 10_000;
 export type AuthThrottle = ReturnType<typeof createAuthThrottle>;
 
 /**
- * Slows down wrong admin tokens per client address (the login form and the admin API's bearer token share one count:
- * both guess the same token) without ever refusing the right one: a lock-out would let anyone behind the same proxy lock
- * the admin out. The right token is checked first and clears the address's failures. Time comes from the caller's clock.
+ * Slows down wrong admin tokens per client address (login form and admin API share one count) without ever refusing
+ * the right one: a lock-out would let anyone behind the same proxy lock the admin out.
  */
 export function createAuthThrottle() {
   const failures = new Map<string, { count: number; lastAt: number }>();

@@ -1,7 +1,6 @@
 /**
- * The order of names in mails, digests and pages (devices, tests, sources, series, addresses): by their characters,
- * letters' case aside, then as written. The same on every server whatever its LANG, which a locale's collation is not,
- * and without ICU's collation data in memory.
+ * The order of names in mails, digests and pages: by their characters, letters' case aside, then as written. The same
+ * on every server whatever its LANG (a locale's collation is not), without ICU's collation data in memory.
  */
 export function compareNames(a: string, b: string): number {
   const x = a.toLowerCase();

@@ -28,9 +28,8 @@ const TYPE_WORDS: Record<string, string> = {
 };
 
 /**
- * A schema issue in the words of the person who wrote the value: "must be a whole number", "must be
- * one of json, pretty", "is required", never zod's "expected number, received NaN". A message the
- * schema wrote itself is kept. The caller puts the variable or field name in front.
+ * A schema issue in the words of the person who wrote the value ("must be a whole number", never zod's "expected
+ * number, received NaN"); a message the schema wrote itself is kept. The caller puts the name in front.
  */
 export function describeZodIssue(issue: ZodIssueFacts): string {
   if (!ZOD_DEFAULT_MESSAGE.test(issue.message)) return issue.message;
@@ -39,8 +38,14 @@ export function describeZodIssue(issue: ZodIssueFacts): string {
       if (issue.received === 'undefined' || /received undefined|nonoptional/.test(issue.message)) return 'is required';
       return `must be ${TYPE_WORDS[issue.expected ?? ''] ?? issue.expected ?? 'another kind of value'}`;
     case 'too_big':
-    case 'too_small':
-      return describeBound(issue);
+    case 'too_small': {
+      const big = issue.code === 'too_big';
+      const limit = String(big ? issue.maximum : issue.minimum);
+      const relation = issue.inclusive === false ? (big ? 'below' : 'above') : big ? 'at most' : 'at least';
+      if (issue.origin === 'string') return `must be ${relation} ${limit} characters long`;
+      if (issue.origin === 'array' || issue.origin === 'set') return `must have ${relation} ${limit} entr${limit === '1' ? 'y' : 'ies'}`;
+      return `must be ${relation} ${limit}`;
+    }
     case 'invalid_value':
       if (issue.expected === 'stringbool') {
         const others = (issue.values ?? []).filter((v) => v !== 'true' && v !== 'false');
@@ -59,13 +64,4 @@ export function describeZodIssue(issue: ZodIssueFacts): string {
     default:
       return issue.message;
   }
-}
-
-function describeBound(issue: ZodIssueFacts): string {
-  const big = issue.code === 'too_big';
-  const limit = String(big ? issue.maximum : issue.minimum);
-  const relation = issue.inclusive === false ? (big ? 'below' : 'above') : big ? 'at most' : 'at least';
-  if (issue.origin === 'string') return `must be ${relation} ${limit} characters long`;
-  if (issue.origin === 'array' || issue.origin === 'set') return `must have ${relation} ${limit} entr${limit === '1' ? 'y' : 'ies'}`;
-  return `must be ${relation} ${limit}`;
 }

@@ -2,7 +2,6 @@ import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 
 /** Reusable zod fields for environment variables and the routes file (all arrive as strings; unset means default). */
-
 export const positiveInt = (def: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(1).max(max).default(def);
 
 export const nonNegativeInt = (def: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(0).max(max).default(def);
@@ -39,19 +38,13 @@ export const duration = z
   .trim()
   .transform((value, ctx) => {
     const ms = parseDurationMs(value);
-    if (ms === undefined) {
-      ctx.addIssue({ code: 'custom', message: describeBadDuration(value) });
-      return z.NEVER;
-    }
-    return ms;
+    if (ms !== undefined) return ms;
+    const message = /^\d+(?:\.\d+)?$/.test(value)
+      ? 'has no unit: write it with one, e.g. 24h (ms, s, m, h, d or w); a bare number is not taken as milliseconds'
+      : 'is not a duration (examples: 30s, 15m, 24h, 7d)';
+    ctx.addIssue({ code: 'custom', message });
+    return z.NEVER;
   });
-
-/** Why `value` is not a duration, with an example to copy. */
-export function describeBadDuration(value: string): string {
-  return /^\d+(?:\.\d+)?$/.test(value.trim())
-    ? 'has no unit: write it with one, e.g. 24h (ms, s, m, h, d or w); a bare number is not taken as milliseconds'
-    : 'is not a duration (examples: 30s, 15m, 24h, 7d)';
-}
 
 /** `value` (a number with its unit: ms, s, m, h, d, w) in milliseconds; undefined without a unit or above the safe range. */
 export function parseDurationMs(value: string): number | undefined {

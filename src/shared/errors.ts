@@ -1,7 +1,4 @@
-/**
- * The one catalogue of error codes the relay answers with. Tests assert codes, not prose.
- * `retryable` tells the sender (or an operator) whether sending the same request again can help.
- */
+/** The one catalogue of error codes the relay answers with; `retryable`: whether sending the same request again can help. */
 export const ERROR_CATALOGUE = {
   BODY_NOT_JSON: { status: 400, retryable: false, message: 'The request body is not valid JSON.' },
   BODY_NOT_UTF8: { status: 400, retryable: false, message: 'The request body is not valid UTF-8.' },

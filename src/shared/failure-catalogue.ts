@@ -3,9 +3,8 @@ export interface FailureFacts {
   /** A later attempt can succeed (principle 3). */
   retryable: boolean;
   /**
-   * An operator must act (credentials, TLS, a template), logged loudly; the same mail passes once they have, so no
-   * delivery is given up for it, whatever its attempts (with scope `server` the whole queue waits). A code is final
-   * only when sending the same mail again can never pass.
+   * An operator must act (credentials, TLS, a template); the same mail passes once they have, so no delivery is given
+   * up for it (with scope `server` the whole queue waits).
    */
   configProblem: boolean;
   /** `server`: every delivery would fail alike (the worker pauses the whole queue); `message`: this one only. */
@@ -22,10 +21,7 @@ const relay = buildFailureFacts.bind(undefined, 'any');
 /** The mail server was never asked (the template or the stored delivery was at fault). */
 const NOT_SENT = { answered: true };
 
-/**
- * The relay's own failure codes. notify's FAILURE_CATALOGUE joins them with the transports' (their descriptors'
- * `failures`) into the one closed catalogue stored, logged, used as a metric label and read by everything else.
- */
+/** The relay's own failure codes; notify's FAILURE_CATALOGUE joins them with the transports' into the one closed catalogue. */
 export const RELAY_FAILURES = {
   // The same report renders once the template is fixed: tried again, never given up.
   TEMPLATE: relay(true, 'message', 'A mail template failed to render (a configuration problem).', { answered: true, held: true }),

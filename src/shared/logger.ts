@@ -31,10 +31,8 @@ const REDACT_PATHS = [
 ];
 
 /**
- * Builds the process logger: structured JSON (pino) by default, pretty for a terminal.
- * Secret values are masked twice: by key (redact paths) and by value, in each form (plain,
- * URL-encoded, JSON-escaped, base64), so a secret that reaches a message string (an SMTP URL in an
- * error, say) is still never written.
+ * The process logger: JSON (pino), or pretty for a terminal. Secrets are masked by key and by value, in each form, so
+ * one that reaches a message string (an SMTP URL in an error, say) is still never written.
  */
 export function createLogger(options: LoggerOptions): Logger {
   const pino = loadPino();

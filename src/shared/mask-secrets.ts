@@ -14,11 +14,9 @@ const MAX_PASSES = 4;
 export type SecretMask = (text: string) => string;
 
 /**
- * Creates the one mask for every text that may hold these secrets: what a remote server answered (NetBox's
- * `detail`, an SMTP reply, a token endpoint's `error_description`) and every log line. A server echoes a
- * secret in the form it was sent, so each form is masked: plain, URL-encoded (either hex case, `+` for
- * space), JSON-escaped, and base64 or base64url (SMTP AUTH PLAIN's `\0user\0password`, HTTP Basic)
- * wherever it sits in the encoded bytes, the whole base64 word then. Pure; no secrets: the text as it is.
+ * The one mask for every text that may hold these secrets (a server's answer, a log line). A server echoes a secret
+ * in the form it was sent, so each form is masked: plain, URL-encoded, JSON-escaped, and base64 or base64url (AUTH
+ * PLAIN's `\0user\0password`, HTTP Basic) wherever it sits in the encoded bytes, the whole base64 word then.
  */
 export function createSecretMask(secrets: readonly (string | undefined)[]): SecretMask {
   const values = [...new Set(secrets.filter((s): s is string => typeof s === 'string' && s.length >= MIN_SECRET_CHARS))];
@@ -49,14 +47,8 @@ export function createSecretMask(secrets: readonly (string | undefined)[]): Secr
       if (last && start <= last[1]) last[1] = Math.max(last[1], end);
       else ranges.push([start, end]);
     }
-    if (ranges.length === 0) return text;
-    let out = '';
-    let at = 0;
-    for (const [start, end] of ranges) {
-      out += text.slice(at, start) + SECRET_MARK;
-      at = end;
-    }
-    return out + text.slice(at);
+    // From the end, so that each range's offsets still hold.
+    return ranges.reduceRight((out, [start, end]) => out.slice(0, start) + SECRET_MARK + out.slice(end), text);
   };
   return (text) => {
     let out = text;

@@ -8,11 +8,7 @@ const PROXY_VARIABLES = {
   noProxy: ['no_proxy', 'NO_PROXY'],
 } as const;
 
-/**
- * The proxies of the environment, as curl and most HTTP clients read them: `https_proxy` for https URLs,
- * `http_proxy` for http URLs, `no_proxy` for the hosts reached directly. Read once from the environment
- * (where the configuration is read) and handed to every outbound HTTP client.
- */
+/** The proxies of the environment, as curl reads them, read once with the configuration and handed to every HTTP client. */
 export type ProxySettings = Partial<Record<keyof typeof PROXY_VARIABLES, string>>;
 
 /** The proxy settings of `env` (empty values count as unset); a proxy that is not an http(s) URL is an issue naming its variable. */
