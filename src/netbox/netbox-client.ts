@@ -30,8 +30,8 @@ export interface NetboxClientOptions {
   clock?: Clock;
 }
 
+/** `deadline`: epoch milliseconds after which no request is started and running ones are cut. */
 export interface RequestBudget {
-  /** Epoch milliseconds after which no request is started and running ones are cut. */
   deadline: number;
 }
 
@@ -46,7 +46,6 @@ const MAX_PAGES = 10_000;
 /** Largest non-list document accepted. */
 const MAX_DOCUMENT_BYTES = 1024 * 1024;
 
-/** What every request of one client needs: the options resolved once, with their defaults. */
 type ClientContext = ReturnType<typeof resolveOptions>;
 
 const HEADERS: Readonly<Record<string, string>> = { Accept: 'application/json', 'User-Agent': 'compliance-relay' };
@@ -59,11 +58,9 @@ export function createNetboxClient(options: NetboxClientOptions) {
   const context = resolveOptions(options);
   const { base, agent } = context;
   return {
-    /** NETBOX_URL without a trailing slash. */
     url: `${base.origin}${base.basePath}`,
     /** NETBOX_TOKEN is set: without one, validity's results are not readable and nothing is asked. */
     hasToken: options.token !== undefined,
-    /** Closes idle keep-alive connections (at shutdown). */
     close(): void {
       if (!options.agent) agent.destroy();
     },
@@ -118,33 +115,27 @@ function createNetboxAgent(origin: string, proxyUrl: string | undefined, options
   /* eslint-enable @typescript-eslint/no-require-imports */
 }
 
-/** Every NetBox URL is built by buildNetboxUrl; one it refuses is never requested. */
+/** One buildNetboxUrl refuses is never requested. */
 function resolveUrl(context: ClientContext, pathOrUrl: string, resolveOptions?: BuildNetboxUrlOptions): URL {
   const built = buildNetboxUrl(context.base, pathOrUrl, resolveOptions);
   if (!built.ok) throw new NetboxError('UNSAFE_URL', `refused to send a request to NetBox: ${built.reason}`);
   return built.url;
 }
 
-/**
- * The only place the token is attached, after the last check that the request goes to
- * NETBOX_URL's origin: whatever built `url`, the token never leaves for another host.
- */
-function buildRequestHeaders(context: ClientContext, url: URL): Record<string, string> {
-  const { base, authorization } = context;
-  if (url.origin !== base.origin || url.username !== '' || url.password !== '') {
-    throw new NetboxError('UNSAFE_URL', `refused to send the NetBox token to ${url.origin}: it is not NETBOX_URL's origin ${base.origin}`);
-  }
-  return authorization ? { ...HEADERS, Authorization: authorization } : { ...HEADERS };
-}
-
-/** A JSON body to send instead of a GET. */
 type Write = { method: 'POST' | 'PATCH'; body: string };
 
 /** Requests `url` and resolves with a 2xx response whose body is still to be read; anything else rejects with a NetboxError. */
 function openResponse(context: ClientContext, url: URL, budget: RequestBudget, write?: Write): Promise<IncomingMessage> {
   return new Promise((resolvePromise, reject) => {
-    // A throw here (UNSAFE_URL) rejects the promise before any request is made.
-    const headers = buildRequestHeaders(context, url);
+    const { base, authorization } = context;
+    // The only place the token is attached, after the last check that the request goes to NETBOX_URL's origin;
+    // a throw here rejects the promise before any request is made.
+    if (url.origin !== base.origin || url.username !== '' || url.password !== '')
+      throw new NetboxError(
+        'UNSAFE_URL',
+        `refused to send the NetBox token to ${url.origin}: it is not NETBOX_URL's origin ${base.origin}`,
+      );
+    const headers: Record<string, string> = authorization ? { ...HEADERS, Authorization: authorization } : { ...HEADERS };
     if (write) Object.assign(headers, { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(write.body)) });
     const remaining = budget.deadline - context.clock.now();
     if (remaining <= 0) {
