@@ -15,9 +15,8 @@ import type { BatchHistory } from './create-batch-history';
 import type { NextState, RetryDecider, RetrySettings } from './retry-policy';
 import type { RoutePlanner } from '../routing';
 
-/** The composer of each kind of delivery (a report, a digest, the watchdog's notice): the `kind` column chooses. */
+/** The composer of each kind of delivery (the `kind` column chooses); a report is rendered once per route of its plan. */
 export interface Composers {
-  /** Composed, then rendered once per route of its plan. */
   report: ReportComposer;
   digest: (delivery: DeliveryRecord, log: Logger) => Promise<ComposedNotice>;
   watchdog: (delivery: DeliveryRecord, log: Logger) => Promise<ComposedNotice>;
@@ -30,19 +29,15 @@ export interface Composers {
 const ROUTE_MAILS_PER_SLICE = 100;
 
 /**
- * One route of a delivery's plan: the planner's decision (as recorded, or decided at this attempt) and its recorded
- * state; once due and built, its mail or why there is none, and what the send and the settle made of it.
+ * One route of a delivery's plan: the planner's decision and its recorded state; once built, its `mail` (dropped once
+ * `row`, what it came to, is written) or its build's `failure` (or the notifier's), the server's answer when `accepted`,
+ * and what the retry policy decided `next` after a failure.
  */
 export interface RouteMail extends NewRouteMail, Pick<RouteMailRecord, 'state' | 'messageId' | 'lastError' | 'lastErrorCode'> {
-  /** Dropped once `row` is written (an earlier slice). */
   mail?: OutgoingMail;
-  /** Its build's failure, or the notifier's. */
   failure?: FailureClass;
-  /** The server's answer to a mail it accepted, and when. */
   accepted?: { response: string; at: number };
-  /** What the retry policy decided after a failed send (or a build that failed). */
   next?: NextState;
-  /** What it came to, as written; undefined while untried or unwritten. */
   row?: RouteMailOutcome;
 }
 
@@ -53,11 +48,10 @@ export interface BatchItem {
   /** The route plan: as recorded at an earlier attempt, or decided now (then `newPlan` holds it for the settle). */
   plan: RouteMail[];
   newPlan?: NewRouteMail[];
-  /** What the composer made of the delivery, while route mails remain to build from it. */
+  /** Kept while route mails remain to build from it. */
   composed?: ComposedMail;
-  /** The routes due in this attempt, in plan order. */
+  /** The routes due in this attempt, in plan order, and the first ones built so far (slice by slice). */
   due: RouteMail[];
-  /** `due`'s first ones, built so far (slice by slice). */
   mails: RouteMail[];
   /** Nothing could be composed (a template error, say): nothing was sent. */
   composeFailure?: FailureClass;
@@ -65,7 +59,6 @@ export interface BatchItem {
   abandoned?: boolean;
   /** The queue paused before this delivery's first send: it waits with the queue until then. */
   deferredUntil?: number;
-  /** This delivery tests a paused server: it alone may send. */
   isProbe?: boolean;
   /** Where its settle sent it, once decided: `sent` (without a Message-ID when no route mailed it), `retrying` or `dead`. */
   settled?: DeliveryStateChange;
@@ -76,7 +69,6 @@ export interface BatchItem {
 /** What the worker's stages need, and the loop's own settings. */
 export interface WorkerOptions {
   store: Store;
-  /** The trend's history the report composer reads and writes: what a batch composed is written before its sends (replicas) or by its settle. */
   history: BatchHistory;
   composers: Composers;
   /** Decides what each route does with a delivery, at its first attempt; the settle records it. */
@@ -90,7 +82,6 @@ export interface WorkerOptions {
   concurrency: number;
   /** How long a claim lasts (one not settled by then is taken again): a refused write is tried again well within it. */
   leaseMs: number;
-  /** How often the queue is looked at when nothing wakes the worker. */
   pollMs: number;
   retry: RetrySettings;
   random?: () => number;
@@ -164,7 +155,6 @@ async function composeItem(stage: Stage, item: BatchItem): Promise<void> {
   await buildNextSlice(stage, item);
 }
 
-/** Builds the next {@link ROUTE_MAILS_PER_SLICE} due route mails of a composed delivery. */
 export async function buildNextSlice(stage: Stage, item: BatchItem): Promise<void> {
   const start = item.mails.length;
   for (const entry of item.due.slice(start, start + ROUTE_MAILS_PER_SLICE)) {

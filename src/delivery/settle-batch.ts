@@ -5,13 +5,8 @@ import type { BatchItem, RouteMail, Stage } from './compose-batch';
 import { computeBackoffMs, type NextState } from './retry-policy';
 
 /** The settle's write, while the store refuses it: how many deliveries wait, and why (for /readyz, the gauge, the banner). */
-export interface UnrecordedStatus {
-  count: number;
-  code?: string;
-  message?: string;
-}
+export type UnrecordedStatus = { count: number; code?: string; message?: string };
 
-/** How often, at most, the "cannot be recorded" warning is logged while a batch waits. */
 const UNRECORDED_WARNING_EVERY_MS = 60_000;
 /** The first pause before writing a refused batch again. */
 const REWRITE_BASE_MS = 200;
@@ -89,7 +84,7 @@ function decideSettlement(stage: Stage, item: BatchItem, now: number): DeliveryS
   const tried = new Set(item.mails.map((m) => m.route));
   for (const entry of item.plan)
     if (entry.state === 'failed' && !tried.has(entry.route))
-      failures.push({ route: entry.route, failure: toEarlierFailure(stage.failures, entry.lastError, entry.lastErrorCode) });
+      failures.push({ route: entry.route, failure: toEarlierFailure(stage.failures, entry) });
   if (failures.length > 0) {
     const { failure } = failures[0];
     const error = describeFailedRoutes(delivery.attempts, failures);
@@ -159,7 +154,7 @@ function describeFailedRoutes(attempts: number, failures: { route: string; failu
   return parts.length === 1 ? parts[0] : `${parts.length} routes failed: ${parts.join('; ')}`;
 }
 
-function toEarlierFailure(catalogue: FailureCatalogue, lastError: string | null, lastErrorCode: string | null): FailureClass {
+function toEarlierFailure(catalogue: FailureCatalogue, { lastError, lastErrorCode }: RouteMail): FailureClass {
   // Stored by this relay, so from its catalogue; a code an older version stored reads as UNKNOWN. It failed for good.
   const failure = buildFailureClass(parseFailureCode(lastErrorCode, catalogue), lastError ?? 'failed earlier', catalogue);
   return { ...failure, kind: 'permanent', configProblem: false, scope: 'message' };
@@ -222,7 +217,6 @@ function logGivenUp(logger: Logger, batch: SettledBatch): void {
   }
 }
 
-/** Logs the recorded outcome and tells the observer. */
 function announce(stage: Stage, item: BatchItem, durationMs: number): void {
   const { log, failure } = item;
   const change = item.settled!;
