@@ -114,7 +114,6 @@ function findVanishedIds(after: ReportCursor, newer: readonly ListedReport[], st
   return vanished;
 }
 
-/** One notice naming the reports not mailed one by one, and those NetBox deleted before they could be fetched. */
 async function queueNotice(
   context: SourceCatchUpContext,
   found: { mailed: number; skipped: ListedReport[]; deleted: number[]; refused: number[] },

@@ -134,7 +134,6 @@ async function releaseOwnHolds(loop: Loop): Promise<void> {
   }
 }
 
-/** Runs a claim as one batch per source, side by side; the loop is woken as each ends. */
 function startBatches(loop: Loop, deliveries: DeliveryRecord[], asProbe: boolean): void {
   const bySource = new Map<string, DeliveryRecord[]>();
   for (const d of deliveries) bySource.set(d.source, [...(bySource.get(d.source) ?? []), d]);

@@ -112,7 +112,6 @@ export function createRetryDecider(settings: RetrySettings, random: () => number
   });
 }
 
-/** {@link RetryDecider.decide}: the table the retry-policy test walks. */
 function decideNext(pause: PauseState, outcome: AttemptOutcome, attempts: number, now: number): NextState {
   if (outcome.kind === 'sent') {
     closePause(pause);

@@ -8,7 +8,6 @@ import { computeBackoffMs, type NextState } from './retry-policy';
 export type UnrecordedStatus = { count: number; code?: string; message?: string };
 
 const UNRECORDED_WARNING_EVERY_MS = 60_000;
-/** The first pause before writing a refused batch again. */
 const REWRITE_BASE_MS = 200;
 
 /** A batch being settled, and when its settle must give up (a stop's deadline). */

@@ -26,7 +26,6 @@ export interface DigestSources {
   waivers?: (source: string) => Promise<Waiver[]>;
 }
 
-/** Rows read per page of the period's deliveries. */
 const PAGE_SIZE = 500;
 
 /**

@@ -9,24 +9,21 @@ import { chooseProxy, createSecretMask, describeProxyUrl, systemClock, type Cloc
 import { NetboxError, classifyNetboxStatus, describeTlsFailure } from './netbox-error';
 import { parsePageStream } from './parse-page-stream';
 
+/**
+ * `url`: NETBOX_URL (origin and NetBox's BASE_PATH); `token`: a v2 `nbt_<key>.<token>` (NetBox ≥ 4.5) or a legacy key;
+ * `ca`: NETBOX_CA_FILE's PEM (the certificate is always verified, against it when given); `timeoutMs`: the longest silence
+ * of one request; `maxAttempts` (default 3) and `retryBaseMs` (default 250, doubled each time) for transient failures;
+ * `agent` for tests; `proxy`: the environment's (NETBOX_URL goes through the one in force for it); `clock`: deadlines' clock.
+ */
 export interface NetboxClientOptions {
-  /** NETBOX_URL: origin and, when NetBox runs under a BASE_PATH, that path. */
   url: string;
-  /** NETBOX_TOKEN: a v2 token `nbt_<key>.<token>` (NetBox ≥ 4.5) or a legacy 40-hex key. */
   token?: string;
-  /** PEM contents of NETBOX_CA_FILE (read by the caller): NetBox's certificate is always verified, against it when given. */
   ca?: string | Buffer;
-  /** One request may stay silent this long. */
   timeoutMs: number;
-  /** Attempts per request for transient failures (5xx, timeouts, resets); default 3. */
   maxAttempts?: number;
-  /** First pause between attempts, doubled each time; default 250 ms. */
   retryBaseMs?: number;
-  /** Agent for tests and benchmarks (keep-alive is on by default). */
   agent?: http.Agent;
-  /** The environment's proxies (HTTPS_PROXY, HTTP_PROXY, NO_PROXY): NETBOX_URL is reached through the one in force for it. */
   proxy?: ProxySettings;
-  /** The clock a caller's deadline is measured on (default: the system's). */
   clock?: Clock;
 }
 
@@ -43,7 +40,6 @@ export type NetboxClient = ReturnType<typeof createNetboxClient>;
 
 /** Largest number of pages followed: a `next` loop in a broken proxy must not run forever. */
 const MAX_PAGES = 10_000;
-/** Largest non-list document accepted. */
 const MAX_DOCUMENT_BYTES = 1024 * 1024;
 
 type ClientContext = ReturnType<typeof resolveOptions>;
@@ -115,7 +111,6 @@ function createNetboxAgent(origin: string, proxyUrl: string | undefined, options
   /* eslint-enable @typescript-eslint/no-require-imports */
 }
 
-/** One buildNetboxUrl refuses is never requested. */
 function resolveUrl(context: ClientContext, pathOrUrl: string, resolveOptions?: BuildNetboxUrlOptions): URL {
   const built = buildNetboxUrl(context.base, pathOrUrl, resolveOptions);
   if (!built.ok) throw new NetboxError('UNSAFE_URL', `refused to send a request to NetBox: ${built.reason}`);
@@ -207,7 +202,6 @@ async function fetchJson(context: ClientContext, pathOrUrl: string, budget: Requ
   return write ? await once() : await withRetries(context, once, budget);
 }
 
-/** Follows a list's `next` links from `pathOrUrl`, handing each complete page to `onPage` (see NetboxClient.streamList). */
 async function streamPages(context: ClientContext, pathOrUrl: string, onPage: PageHandler, budget: RequestBudget) {
   let url: URL | null = resolveUrl(context, pathOrUrl);
   const seen = new Set<string>();

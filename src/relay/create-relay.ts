@@ -19,7 +19,6 @@ import type { RelayIo } from './types';
 /** One relay: its parts, the app, and its start and stop. */
 export type Relay = Awaited<ReturnType<typeof createRelay>>;
 
-/** What createRelay builds before the app, and what start and stop act on. */
 type RelayParts = Omit<Relay, 'app' | 'start' | 'stop'>;
 
 /**

@@ -27,7 +27,6 @@ export function createRelayNetboxClients(config: Config, io: Pick<RelayIo, 'cloc
   return new Map(config.sources.filter((s) => s.netbox.url).map((source) => [source.name, createSourceNetboxClient(config, source, io)]));
 }
 
-/** The NetBox client of one source that has a NetBox URL: its URL, token and CA, on the relay's clock and timeout. */
 export function createSourceNetboxClient(
   config: Config,
   source: SourceConfig,
@@ -45,14 +44,13 @@ export function createSourceNetboxClient(
   });
 }
 
-/** What the mail side is built on: createRelay builds them first. */
+/** What the mail side is built on: createRelay builds them first (`failures` for the mails, the metrics and the dashboard alike). */
 interface PipelineDeps {
   store: Store;
   renderer: Renderer;
   notifier: Notifier;
   netbox: Map<string, NetboxClient>;
   webhooksInFlight: ActivityCounter;
-  /** Built once at start for the mails, the metrics and the dashboard alike. */
   failures: FailureCatalogue;
   waivers: WaiverBook;
 }
@@ -115,7 +113,6 @@ export function createRelayReportComposer(
     source: SourceConfig;
     netbox?: NetboxClient;
     routes?: readonly Route[];
-    /** The accepted exceptions the mails leave out and list; absent: none. */
     waivers?: WaiverBook;
   },
 ): ReportComposer {
