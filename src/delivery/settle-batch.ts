@@ -176,8 +176,16 @@ async function writeBatch(stage: Stage, state: SettleState, batch: SettledBatch)
         code: typeof err.code === 'string' ? err.code : 'ERROR',
         message: String(err.message ?? error).slice(0, 300),
       };
-      warnUnrecorded(stage, state);
+      const { count, code, message } = state.unrecorded;
       const now = stage.clock.now();
+      // Once a minute, not per delivery: a full disk fails every write, and the log is on that disk too.
+      if (state.lastWarnAt === undefined || now - state.lastWarnAt >= UNRECORDED_WARNING_EVERY_MS) {
+        state.lastWarnAt = now;
+        stage.logger.warn(
+          { unrecorded: count, code, error: message },
+          `${count} outcome(s) of sends cannot be recorded: the store refuses writes. They are kept in memory and retried; their mails are not sent again, and no new delivery is claimed meanwhile`,
+        );
+      }
       if (state.deadline !== undefined && now >= state.deadline) {
         logGivenUp(stage.logger, batch);
         return false;
@@ -188,18 +196,6 @@ async function writeBatch(stage: Stage, state: SettleState, batch: SettledBatch)
       );
     }
   }
-}
-
-function warnUnrecorded(stage: Stage, state: SettleState): void {
-  const now = stage.clock.now();
-  // Once a minute, not per delivery: a full disk fails every write, and the log is on that disk too.
-  if (state.lastWarnAt !== undefined && now - state.lastWarnAt < UNRECORDED_WARNING_EVERY_MS) return;
-  state.lastWarnAt = now;
-  const { count, code, message } = state.unrecorded;
-  stage.logger.warn(
-    { unrecorded: count, code, error: message },
-    `${count} outcome(s) of sends cannot be recorded: the store refuses writes. They are kept in memory and retried; their mails are not sent again, and no new delivery is claimed meanwhile`,
-  );
 }
 
 /** A stop came before the store took the batch: each mail that went out may go again at the next start. */

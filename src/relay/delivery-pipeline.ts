@@ -117,16 +117,14 @@ export function createRelayReportComposer(
   },
 ): ReportComposer {
   const { source } = deps;
-  const isDefault = source.name === DEFAULT_SOURCE_NAME;
-  const routes = deps.routes ?? config.routing.routes;
   return createReportComposer({
     ...io,
     ...deps,
     mail: config.mail,
-    routes,
+    routes: deps.routes ?? config.routing.routes,
     implicitRoute: config.routing.file === undefined,
     netboxUrl: source.netbox.url,
-    source: config.sources.length > 1 ? { name: source.name, isDefault } : undefined,
+    source: config.sources.length > 1 ? { name: source.name, isDefault: source.name === DEFAULT_SOURCE_NAME } : undefined,
     relayUrl: config.relayUrl,
     insights: createReportInsights({
       ...io,
