@@ -115,7 +115,12 @@ async function tallySeries(deps: DigestSources, route: Route, received: readonly
   const tallies = new Map<string, { source: string; series: string; latest: PeriodPoint; records: DeliveryRecord[] }>();
   for (const record of received) {
     const snapshot = await findSnapshot(deps, record);
-    if (route.match && !(await matchesRoute(deps, route.match, record, snapshot))) continue;
+    if (route.match) {
+      const tags = deps.sources.find((s) => s.name === record.source)?.tags ?? {};
+      const facts = buildReportFacts(readReport(record)!, { name: record.source, tags });
+      const previous = await deps.store.findReportBefore(snapshot.series, snapshot);
+      if (!matchCondition(route.match, facts, buildTrend(snapshot, previous ? [previous] : []))) continue;
+    }
     const key = `${record.source}\n${snapshot.series}`;
     const point = buildPeriodPoint(snapshot);
     const tally = tallies.get(key);
@@ -148,13 +153,6 @@ async function findSnapshot(deps: DigestSources, record: DeliveryRecord): Promis
   const source = deps.sources.find((s) => s.name === record.source);
   const series = buildSourceSeriesKey({ source: record.source, netboxUrl: source?.netboxUrl, reportUrl: record.report!.url });
   return buildReportSnapshot(readReport(record)!, series, null);
-}
-
-async function matchesRoute(deps: DigestSources, condition: Condition, record: DeliveryRecord, snapshot: ReportSnapshot): Promise<boolean> {
-  const source = deps.sources.find((s) => s.name === record.source);
-  const facts = buildReportFacts(readReport(record)!, { name: record.source, tags: source?.tags ?? {} });
-  const previous = await deps.store.findReportBefore(snapshot.series, snapshot);
-  return matchCondition(condition, facts, buildTrend(snapshot, previous ? [previous] : []));
 }
 
 /** The sources a condition restricts a route to (`source: …`, alone or in an `all`): the others are not reported silent. */
