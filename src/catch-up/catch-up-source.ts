@@ -29,7 +29,6 @@ const MAX_GAP_IDS = 1_000;
  * Resolves with how many were queued now, and where the next catch-up starts.
  */
 export async function catchUpSource(state: CatchUpState, context: SourceCatchUpContext): Promise<{ queued: number; seen: ReportCursor }> {
-  // A source never caught up before starts at the newest report it received by webhook.
   const received = state.seen ? undefined : await context.store.newestStoredReport(context.source);
   const after =
     state.seen ??

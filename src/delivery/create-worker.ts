@@ -5,14 +5,11 @@ import { createRetryDecider, type QueuePauseStatus } from './retry-policy';
 import { sendBatch } from './send-batch';
 import { recordSlices, settleBatch, type SettleState, type UnrecordedStatus } from './settle-batch';
 
-/** What {@link Worker.tryNow} did. */
-export type TryNowResult =
-  /** The queue was paused: the probe (the oldest due delivery) goes now instead of at the end of the pause. */
-  | 'probing-now'
-  /** A probe is already in flight: its answer decides. */
-  | 'probe-in-flight'
-  /** Nothing was paused: the queue was only looked at again. */
-  | 'not-paused';
+/**
+ * What {@link Worker.tryNow} did: the queue was paused, so its probe (the oldest due delivery) goes now; a probe is already
+ * in flight, its answer decides; or nothing was paused and the queue was only looked at again.
+ */
+export type TryNowResult = 'probing-now' | 'probe-in-flight' | 'not-paused';
 
 export type Worker = ReturnType<typeof createWorker>;
 
@@ -56,7 +53,6 @@ export function createWorker(options: WorkerOptions) {
   return {
     /** This process's name on the leases it takes (the catch-up's leases carry the same). */
     owner: loop.owner,
-    /** Deliveries claimed and not yet settled. */
     get inFlight() {
       return loop.claimed.size;
     },

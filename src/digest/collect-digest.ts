@@ -1,7 +1,7 @@
 import { buildDigestMail, UnreadableDeliveryError, type ComposedNotice, type DigestContent } from '../compose';
 import type { Renderer } from '../mail';
 import { buildReportFacts, matchCondition, type Condition, type Route, type SourceFacts } from '../routing';
-import type { Clock, Logger } from '../shared';
+import { compareNames, type Clock, type Logger } from '../shared';
 import { parseJobDelivery, readReport, type DeliveryRecord, type DigestJob, type Store } from '../store';
 import {
   buildPeriodPoint,
@@ -15,7 +15,6 @@ import {
   type ReportSnapshot,
 } from '../trend';
 import { applyWaivers, type Waiver } from '../waivers';
-import { compareNames } from '../shared';
 
 /** What gathering a digest reads. */
 export interface DigestSources {

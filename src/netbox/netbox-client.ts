@@ -1,7 +1,6 @@
-import http from 'node:http';
+import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import { setTimeout as wait } from 'node:timers/promises';
-import type { IncomingMessage } from 'node:http';
 import type * as HttpProxyAgentModule from 'http-proxy-agent';
 import type * as HttpsProxyAgentModule from 'https-proxy-agent';
 import { buildNetboxUrl, parseNetboxBase, type BuildNetboxUrlOptions } from '../report';
