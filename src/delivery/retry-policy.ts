@@ -58,12 +58,6 @@ export function computeBackoffMs(attempt: number, settings: RetrySettings, rando
   return Math.floor(random() * capMs(settings, attempt));
 }
 
-/** Exponential backoff with equal jitter for the `failures`-th pause in a row: between half the cap and the cap. */
-function computePauseMs(settings: RetrySettings, failures: number, random: () => number): number {
-  const cap = capMs(settings, failures);
-  return Math.ceil(cap / 2 + random() * (cap / 2));
-}
-
 /** The one place that decides what happens after an attempt, and holds the server's pause. */
 export type RetryDecider = Readonly<ReturnType<typeof createRetryDecider>>;
 
@@ -114,7 +108,7 @@ export function createRetryDecider(settings: RetrySettings, random: () => number
 
 function decideNext(pause: PauseState, outcome: AttemptOutcome, attempts: number, now: number): NextState {
   if (outcome.kind === 'sent') {
-    closePause(pause);
+    Object.assign(pause, CLOSED);
     pause.deferred.clear();
     return { next: 'sent' };
   }
@@ -150,7 +144,7 @@ function movePause(pause: PauseState, outcome: Extract<AttemptOutcome, { kind: '
   }
   if (failure.code !== 'SMTP_4XX') {
     // The server answered about this message: it is reachable.
-    closePause(pause);
+    Object.assign(pause, CLOSED);
     return undefined;
   }
   if (isProbe) return openPause(pause, now, true, failure);
@@ -178,14 +172,12 @@ function openPause(
   }
   // Only an outage grows the backoff: a server that said when is taken at its word.
   if (toldUntil === undefined) pause.failures += 1;
-  pause.openUntil = toldUntil ?? now + computePauseMs(pause.settings, pause.failures, pause.random);
+  // Exponential backoff with equal jitter for the `failures`-th pause in a row: between half the cap and the cap.
+  const cap = capMs(pause.settings, pause.failures);
+  pause.openUntil = toldUntil ?? now + Math.ceil(cap / 2 + pause.random() * (cap / 2));
   pause.pausedSince ??= now;
   pause.lastError = { code: cause.code, message: cause.message.slice(0, 300) };
   pause.held = cause.configProblem;
   pause.state = 'open';
   return pause.openUntil;
-}
-
-function closePause(pause: PauseState): void {
-  Object.assign(pause, CLOSED);
 }
