@@ -6,7 +6,6 @@ import { buildDedupKey, DEFAULT_SOURCE_NAME, normalizeTimestamp, parseDelivery }
 
 /** What one catch-up of a source needs, besides the lease it runs under. */
 export interface SourceCatchUpContext {
-  /** The source's name (`default` for NETBOX_URL's). */
   source: string;
   /** The source's NETBOX_URL as configured: a report's series is keyed by it, as its webhook's is. */
   netboxUrl?: string;
@@ -17,7 +16,6 @@ export interface SourceCatchUpContext {
   max: number;
   now: number;
   budget: RequestBudget;
-  /** A delivery was queued (wakes the worker). */
   onQueued?: (id: number) => void;
 }
 
@@ -31,7 +29,10 @@ const MAX_GAP_IDS = 1_000;
  * Resolves with how many were queued now, and where the next catch-up starts.
  */
 export async function catchUpSource(state: CatchUpState, context: SourceCatchUpContext): Promise<{ queued: number; seen: ReportCursor }> {
-  const after = state.seen ?? (await newestReceived(context));
+  const received = state.seen ? undefined : await context.store.newestStoredReport(context.source);
+  const after =
+    state.seen ??
+    (received ? { createdMs: Date.parse(normalizeTimestamp(received.created) ?? received.created), reportId: received.reportId } : null);
   const newer = await listNewerReports(context.client, after, context.budget);
   const newest = newer.at(-1);
   const seen = newest ? { createdMs: newest.createdMs, reportId: newest.reportId } : (after ?? { createdMs: 0, reportId: 0 });
@@ -95,13 +96,6 @@ async function queueMissedReports(reports: readonly ListedReport[], context: Sou
   return found;
 }
 
-/** The newest report this source received before catch-up ever ran for it (by webhook): where it starts. */
-async function newestReceived(context: SourceCatchUpContext): Promise<ReportCursor | null> {
-  const stored = await context.store.newestStoredReport(context.source);
-  if (!stored) return null;
-  return { createdMs: Date.parse(normalizeTimestamp(stored.created) ?? stored.created), reportId: stored.reportId };
-}
-
 function maxId(reports: readonly ListedReport[]): number {
   return reports.reduce((m, r) => Math.max(m, r.reportId), 0);
 }
@@ -119,7 +113,6 @@ function findVanishedIds(after: ReportCursor, newer: readonly ListedReport[], st
   return vanished;
 }
 
-/** One notice naming the reports not mailed one by one, and those NetBox deleted before they could be fetched. */
 async function queueNotice(
   context: SourceCatchUpContext,
   found: { mailed: number; skipped: ListedReport[]; deleted: number[]; refused: number[] },
@@ -143,7 +136,6 @@ async function queueNotice(
   context.onQueued?.(result.id);
 }
 
-/** validity's reports list: newest first by its model's ordering; NetBox's `?ordering=` applies, and validity ≥ 3.0's `created__gt`. */
 const REPORTS_PATH = '/api/plugins/validity/reports/';
 
 /** A report as the list names it, its place in NetBox's order; `created` as NetBox serializes it (with the id: its dedup key). */
@@ -199,7 +191,15 @@ async function fetchMissedReport(reportId: number, context: SourceCatchUpContext
     if (error instanceof NetboxError && error.code === 'NOT_FOUND') return 'deleted';
     throw error;
   }
-  const data = toWebhookLinks(document);
+  // The API makes `url` and `results_url` absolute (on the host NetBox believes it has), the webhook relative: the path is kept.
+  const data = document as Record<string, unknown> | null;
+  for (const key of data && typeof data === 'object' ? ['url', 'results_url'] : []) {
+    const value = data![key];
+    if (typeof value === 'string' && /^https?:\/\//i.test(value)) {
+      const url = new URL(value);
+      data![key] = `${url.pathname}${url.search}`;
+    }
+  }
   // The webhook's timestamp is the run's end, which the API does not keep: the parser then takes the creation time.
   const envelope = { event: 'created', model: 'compliancereport', object_type: 'validity.compliancereport', data, snapshots: null };
   const body = Buffer.from(JSON.stringify(envelope), 'utf8');
@@ -216,18 +216,4 @@ async function fetchMissedReport(reportId: number, context: SourceCatchUpContext
   // Queued as its webhook would have been (its history row too, marked late when a newer report was stored first).
   const stored = buildNewDelivery(parsed, { body, sender: 'catch-up', receivedAt: context.now, netboxUrl: context.netboxUrl });
   return { ...stored, receivedVia: 'catch-up' };
-}
-
-/** The API makes `url` and `results_url` absolute (on the host NetBox believes it has), the webhook relative: the path is kept. */
-function toWebhookLinks(document: unknown): unknown {
-  if (typeof document !== 'object' || document === null || Array.isArray(document)) return document;
-  const data = { ...(document as Record<string, unknown>) };
-  for (const key of ['url', 'results_url']) {
-    const value = data[key];
-    if (typeof value === 'string' && /^https?:\/\//i.test(value)) {
-      const url = new URL(value);
-      data[key] = `${url.pathname}${url.search}`;
-    }
-  }
-  return data;
 }

@@ -36,7 +36,6 @@ export function createSourceCatchUps(
   deps: Pick<CatchUpOptions, 'clock' | 'logger' | 'owner' | 'onQueued'> & {
     store: Store;
     netbox: ReadonlyMap<string, NetboxClient>;
-    /** The relay's metrics registry: the catch-up's series are registered on it. */
     registry: Registry;
   },
 ) {
@@ -52,7 +51,6 @@ export function createSourceCatchUps(
   return {
     /** The sources caught up (their NetBox URL and token set, their cadence not `off`). */
     sources,
-    /** Catches every source up now; resolves with each one's outcome. */
     run: () => Promise.all(catchUps.map((c) => c.run())),
     start: () => catchUps.forEach((c) => c.start()),
     /** Stops the timers; resolves once the runs in flight have ended. */
@@ -95,7 +93,13 @@ function createCatchUp(options: CatchUpOptions) {
   }
 
   function fail(error: unknown): CatchUpOutcome {
-    const code = codeOf(error);
+    // A stable code for the metrics: NetBox's (as `netbox_fetch_errors_total` says them), the store's, or the parser's.
+    const code =
+      error instanceof NetboxError || error instanceof RelayError
+        ? error.code
+        : error instanceof StorageUnavailableError
+          ? 'STORAGE_UNAVAILABLE'
+          : 'ERROR';
     // NetBox's messages are masked by its client (the token never shows); the next turn tries again.
     logger.warn({ source, code, err: (error as Error).message }, 'catch-up of missed reports failed: tried again at its next turn');
     return { source, result: 'failed', code };
@@ -118,12 +122,4 @@ function createCatchUp(options: CatchUpOptions) {
       await running;
     },
   };
-}
-
-/** A stable code for the metrics: NetBox's (AUTH, TIMEOUT, …, as `netbox_fetch_errors_total` says them), the store's, or the parser's. */
-function codeOf(error: unknown): string {
-  if (error instanceof NetboxError) return error.code;
-  if (error instanceof StorageUnavailableError) return 'STORAGE_UNAVAILABLE';
-  if (error instanceof RelayError) return error.code;
-  return 'ERROR';
 }

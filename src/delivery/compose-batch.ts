@@ -1,7 +1,7 @@
 import type { ComposedMail, ComposedNotice, ReportComposer } from '../compose';
 import type { OutgoingMail } from '../mail';
-import { buildFailureClass, classifyRenderFailure, type FailureClass } from '../notify';
-import type { FailureCatalogue, Logger } from '../shared';
+import { buildFailureClass, classifyRenderFailure, type FailureClass, type Notifier } from '../notify';
+import type { Clock, FailureCatalogue, Logger } from '../shared';
 import {
   StorageUnavailableError,
   type DeliveryRecord,
@@ -12,12 +12,11 @@ import {
   type Store,
 } from '../store';
 import type { BatchHistory } from './create-batch-history';
-import type { NextState } from './retry-policy';
+import type { NextState, RetryDecider, RetrySettings } from './retry-policy';
 import type { RoutePlanner } from '../routing';
 
-/** The composer of each kind of delivery (a report, a digest, the watchdog's notice): the `kind` column chooses. */
+/** The composer of each kind of delivery (the `kind` column chooses); a report is rendered once per route of its plan. */
 export interface Composers {
-  /** Composed, then rendered once per route of its plan. */
   report: ReportComposer;
   digest: (delivery: DeliveryRecord, log: Logger) => Promise<ComposedNotice>;
   watchdog: (delivery: DeliveryRecord, log: Logger) => Promise<ComposedNotice>;
@@ -30,19 +29,15 @@ export interface Composers {
 const ROUTE_MAILS_PER_SLICE = 100;
 
 /**
- * One route of a delivery's plan: the planner's decision (as recorded, or decided at this attempt) and its recorded
- * state; once due and built, its mail or why there is none, and what the send and the settle made of it.
+ * One route of a delivery's plan: the planner's decision and its recorded state; once built, its `mail` (dropped once
+ * `row`, what it came to, is written) or its build's `failure` (or the notifier's), the server's answer when `accepted`,
+ * and what the retry policy decided `next` after a failure.
  */
 export interface RouteMail extends NewRouteMail, Pick<RouteMailRecord, 'state' | 'messageId' | 'lastError' | 'lastErrorCode'> {
-  /** Dropped once `row` is written (an earlier slice). */
   mail?: OutgoingMail;
-  /** Its build's failure, or the notifier's. */
   failure?: FailureClass;
-  /** The server's answer to a mail it accepted, and when. */
   accepted?: { response: string; at: number };
-  /** What the retry policy decided after a failed send (or a build that failed). */
   next?: NextState;
-  /** What it came to, as written; undefined while untried or unwritten. */
   row?: RouteMailOutcome;
 }
 
@@ -53,11 +48,10 @@ export interface BatchItem {
   /** The route plan: as recorded at an earlier attempt, or decided now (then `newPlan` holds it for the settle). */
   plan: RouteMail[];
   newPlan?: NewRouteMail[];
-  /** What the composer made of the delivery, while route mails remain to build from it. */
+  /** Kept while route mails remain to build from it. */
   composed?: ComposedMail;
-  /** The routes due in this attempt, in plan order. */
+  /** The routes due in this attempt, in plan order, and the first ones built so far (slice by slice). */
   due: RouteMail[];
-  /** `due`'s first ones, built so far (slice by slice). */
   mails: RouteMail[];
   /** Nothing could be composed (a template error, say): nothing was sent. */
   composeFailure?: FailureClass;
@@ -65,7 +59,6 @@ export interface BatchItem {
   abandoned?: boolean;
   /** The queue paused before this delivery's first send: it waits with the queue until then. */
   deferredUntil?: number;
-  /** This delivery tests a paused server: it alone may send. */
   isProbe?: boolean;
   /** Where its settle sent it, once decided: `sent` (without a Message-ID when no route mailed it), `retrying` or `dead`. */
   settled?: DeliveryStateChange;
@@ -73,28 +66,44 @@ export interface BatchItem {
   failure?: FailureClass;
 }
 
-export interface ComposeStage {
+/** What the worker's stages need, and the loop's own settings. */
+export interface WorkerOptions {
+  store: Store;
+  history: BatchHistory;
   composers: Composers;
   /** Decides what each route does with a delivery, at its first attempt; the settle records it. */
   planRoutes: RoutePlanner;
-  store: Pick<Store, 'listRouteMails'>;
-  history: Pick<BatchHistory, 'startBatch'>;
-  /** The relay's catalogue (its transports' codes and its own): a failure is classified with it. */
+  notifier: Notifier;
+  /** The relay's catalogue (its transports' codes and its own): a failure is classified, a route's stored code read, with it. */
   failures: FailureCatalogue;
+  clock: Clock;
+  logger: Logger;
+  /** Deliveries in a batch, sent side by side (the transport's concurrency, e.g. SMTP's pool size); the worker's claims share the same bound, so at most that many are mailed twice after a crash. */
+  concurrency: number;
+  /** How long a claim lasts (one not settled by then is taken again): a refused write is tried again well within it. */
+  leaseMs: number;
+  pollMs: number;
+  retry: RetrySettings;
+  random?: () => number;
+  /** Hears every delivery once its settle is recorded (`settled`, and `failure` when it failed): metrics, the transport's health, tests. */
+  observe?: (item: BatchItem, durationMs: number) => void;
 }
+
+/** What each stage is handed: the options, with the one retry policy. */
+export type Stage = WorkerOptions & { policy: RetryDecider; random: () => number };
 
 /**
  * The compose stage, one delivery at a time with a turn of the event loop between two (so webhooks are
  * answered meanwhile): composed, its plan read (or decided), every route mail due built to its final bytes.
  */
-export async function composeBatch(stage: ComposeStage, deliveries: DeliveryRecord[], log: Logger): Promise<BatchItem[]> {
+export async function composeBatch(stage: Stage, deliveries: DeliveryRecord[]): Promise<BatchItem[]> {
   const [recorded] = await Promise.all([stage.store.listRouteMails(deliveries.map((d) => d.id)), stage.history.startBatch(deliveries)]);
   const items: BatchItem[] = [];
   for (const delivery of deliveries) {
     await new Promise<void>((resolve) => setImmediate(resolve));
     const item: BatchItem = {
       delivery,
-      log: log.child({ deliveryId: delivery.id, reportId: delivery.reportId, attempt: delivery.attempts }),
+      log: stage.logger.child({ deliveryId: delivery.id, reportId: delivery.reportId, attempt: delivery.attempts }),
       plan: recorded.filter((r) => r.deliveryId === delivery.id),
       due: [],
       mails: [],
@@ -115,7 +124,7 @@ export async function composeBatch(stage: ComposeStage, deliveries: DeliveryReco
   return items;
 }
 
-async function composeItem(stage: ComposeStage, item: BatchItem): Promise<void> {
+async function composeItem(stage: Stage, item: BatchItem): Promise<void> {
   const { delivery, log } = item;
   let composed: ComposedMail;
   try {
@@ -146,8 +155,7 @@ async function composeItem(stage: ComposeStage, item: BatchItem): Promise<void> 
   await buildNextSlice(stage, item);
 }
 
-/** Builds the next {@link ROUTE_MAILS_PER_SLICE} due route mails of a composed delivery. */
-export async function buildNextSlice(stage: ComposeStage, item: BatchItem): Promise<void> {
+export async function buildNextSlice(stage: Stage, item: BatchItem): Promise<void> {
   const start = item.mails.length;
   for (const entry of item.due.slice(start, start + ROUTE_MAILS_PER_SLICE)) {
     await buildRouteMail(stage, item.composed!, entry);
@@ -159,7 +167,7 @@ export async function buildNextSlice(stage: ComposeStage, item: BatchItem): Prom
 }
 
 /** The finished mail of one route, or why there is none: its template failed, or the route is gone from ROUTES_FILE. */
-async function buildRouteMail(stage: ComposeStage, composed: ComposedMail, entry: RouteMail): Promise<void> {
+async function buildRouteMail(stage: Stage, composed: ComposedMail, entry: RouteMail): Promise<void> {
   const { route } = entry;
   const { render } = stage.composers.report;
   try {

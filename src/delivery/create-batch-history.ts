@@ -1,20 +1,18 @@
 import type { DeliveryRecord, Store } from '../store';
 import { compareReportOrder, type ReportCursor, type ReportHistory, type ReportPoint, type ReportSnapshot } from '../trend';
 
-/** The trend's history as the composers of one batch see it: the store, plus the reports composed earlier in the batch. */
 export interface BatchHistory extends ReportHistory {
   /** A batch starts: its own reports' rows are read at once (whether each arrived late), a series' history once for all of them. */
   startBatch(deliveries: readonly Pick<DeliveryRecord, 'kind' | 'reportId' | 'reportCreated' | 'dedupKey'>[]): Promise<void>;
-  /** The reports composed for these deliveries' keys, to write (before the sends with replicas, else by the settle); forgets them, and the batch's read. */
+  /** The reports composed for these deliveries' keys, to write; forgets them, and the batch's read. */
   take(keys: readonly string[]): ReportSnapshot[];
 }
 
 /**
- * The report history the composers read and write. Reports composed in a batch are written before its sends
- * with replicas (a shared store), else by its settle; until then a later report of the same series in the
- * batch compares with them here. A series' stored history is read once per batch (the chart's reports before
- * the batch's newest, and as many more as the batch holds); where that read does not reach far enough back,
- * the store is asked again.
+ * The trend's history as the composers of one batch see it. Reports composed in a batch are written before its sends
+ * with replicas (a shared store), else by its settle; until then a later report of the same series in the batch
+ * compares with them here. A series' stored history is read once per batch (the chart's reports before the batch's
+ * newest, and as many more as the batch holds); where that read does not reach far enough back, the store is asked again.
  */
 export function createBatchHistory(
   store: Pick<Store, 'findReportBefore' | 'listReportsBefore' | 'findReport' | 'findReports'>,

@@ -1,37 +1,22 @@
 import { randomUUID } from 'node:crypto';
-import type { DeliveryRecord, Store } from '../store';
-import { buildNextSlice, composeBatch, type BatchItem, type ComposeStage } from './compose-batch';
-import type { BatchHistory } from './create-batch-history';
-import { createRetryDecider, type RetryDecider, type RetrySettings, type QueuePauseStatus } from './retry-policy';
-import { sendBatch, type SendStage } from './send-batch';
-import { recordSlices, settleBatch, type SettleStage, type SettleState, type UnrecordedStatus } from './settle-batch';
+import type { DeliveryRecord } from '../store';
+import { buildNextSlice, composeBatch, type BatchItem, type Stage, type WorkerOptions } from './compose-batch';
+import { createRetryDecider, type QueuePauseStatus } from './retry-policy';
+import { sendBatch } from './send-batch';
+import { recordSlices, settleBatch, type SettleState, type UnrecordedStatus } from './settle-batch';
 
-/** What the stages need, and the loop's own settings. */
-interface WorkerOptions extends ComposeStage, Omit<SendStage, 'policy'>, Omit<SettleStage, 'policy' | 'random'> {
-  store: Store;
-  /** The trend's history the report composer reads and writes: what a batch composed is written before its sends (replicas) or by its settle. */
-  history: BatchHistory;
-  retry: RetrySettings;
-  /** How often the queue is looked at when nothing wakes the worker. */
-  pollMs: number;
-  random?: () => number;
-}
-
-/** What {@link Worker.tryNow} did. */
-export type TryNowResult =
-  /** The queue was paused: the probe (the oldest due delivery) goes now instead of at the end of the pause. */
-  | 'probing-now'
-  /** A probe is already in flight: its answer decides. */
-  | 'probe-in-flight'
-  /** Nothing was paused: the queue was only looked at again. */
-  | 'not-paused';
+/**
+ * What {@link Worker.tryNow} did: the queue was paused, so its probe (the oldest due delivery) goes now; a probe is already
+ * in flight, its answer decides; or nothing was paused and the queue was only looked at again.
+ */
+export type TryNowResult = 'probing-now' | 'probe-in-flight' | 'not-paused';
 
 export type Worker = ReturnType<typeof createWorker>;
 
 interface Loop {
-  readonly options: WorkerOptions;
+  /** The options, with the one retry policy: what each stage is handed. */
+  readonly options: Stage;
   readonly owner: string;
-  readonly policy: RetryDecider;
   readonly settle: SettleState;
   running: boolean;
   stopping: boolean;
@@ -55,10 +40,10 @@ interface Loop {
  * repeats a mail (see settleBatch).
  */
 export function createWorker(options: WorkerOptions) {
+  const policy = createRetryDecider(options.retry, options.random);
   const loop: Loop = {
-    options,
+    options: { ...options, policy, random: options.random ?? Math.random },
     owner: `relay-${process.pid}-${randomUUID().slice(0, 8)}`,
-    policy: createRetryDecider(options.retry, options.random),
     settle: { unrecorded: { count: 0 } },
     running: false,
     stopping: false,
@@ -68,13 +53,12 @@ export function createWorker(options: WorkerOptions) {
   return {
     /** This process's name on the leases it takes (the catch-up's leases carry the same). */
     owner: loop.owner,
-    /** Deliveries claimed and not yet settled. */
     get inFlight() {
       return loop.claimed.size;
     },
     /** The queue's pause (retry-policy.ts): `open` while the server is down and the queue is paused. */
     get breaker(): QueuePauseStatus {
-      const { state, openUntil, failures, pausedSince, lastError, held } = loop.policy;
+      const { state, openUntil, failures, pausedSince, lastError, held } = policy;
       return { state, openUntil, failures, pausedSince, lastError, held };
     },
     /** The batch the store refuses to record, if any (/readyz, the gauge, the dashboard's banner). */
@@ -100,23 +84,23 @@ export function createWorker(options: WorkerOptions) {
 }
 
 async function runLoop(loop: Loop): Promise<void> {
-  const { store, clock, logger, concurrency, leaseMs, pollMs } = loop.options;
+  const { store, clock, logger, concurrency, leaseMs, pollMs, policy } = loop.options;
   await releaseOwnHolds(loop);
   while (!loop.stopping) {
     const now = clock.now();
     const free = Math.max(1, concurrency) - loop.claimed.size;
     // While the store refuses a settle, nothing new is claimed (see settleBatch).
-    const limit = free > 0 && loop.settle.unrecorded.count === 0 ? loop.policy.capacity(now, free) : 0;
+    const limit = free > 0 && loop.settle.unrecorded.count === 0 ? policy.capacity(now, free) : 0;
     if (limit > 0) {
       // Whether this claim is the probe of a paused queue is decided before the await.
-      const asProbe = loop.policy.state === 'open';
+      const asProbe = policy.state === 'open';
       let claimed: DeliveryRecord[] | undefined;
       try {
         claimed = await store.claimDue({ now, limit, owner: loop.owner, leaseMs, skipSources: [...loop.sources.keys()] });
       } catch (error) {
         logger.error({ err: error }, 'cannot claim deliveries from the outbox; will try again');
       }
-      if (asProbe) loop.policy.claimed(claimed?.length ?? 0);
+      if (asProbe) policy.claimed(claimed?.length ?? 0);
       if (claimed && claimed.length > 0) startBatches(loop, claimed, asProbe);
       else if (!claimed) {
         await waitForWork(loop, pollMs);
@@ -146,7 +130,6 @@ async function releaseOwnHolds(loop: Loop): Promise<void> {
   }
 }
 
-/** Runs a claim as one batch per source, side by side; the loop is woken as each ends. */
 function startBatches(loop: Loop, deliveries: DeliveryRecord[], asProbe: boolean): void {
   const bySource = new Map<string, DeliveryRecord[]>();
   for (const d of deliveries) bySource.set(d.source, [...(bySource.get(d.source) ?? []), d]);
@@ -165,24 +148,24 @@ function startBatches(loop: Loop, deliveries: DeliveryRecord[], asProbe: boolean
 
 /** One batch through the stages. Never rejects: a delivery whose run broke is left to its lease. */
 async function runBatch(loop: Loop, deliveries: DeliveryRecord[], asProbe: boolean): Promise<void> {
-  const { options, policy } = loop;
+  const { options } = loop;
+  const { policy } = options;
   const started = options.clock.now();
   try {
-    const items = await composeBatch(options, deliveries, options.logger);
+    const items = await composeBatch(options, deliveries);
     await shareComposedReports(options, deliveries);
     // A probe is claimed alone: the oldest due delivery.
     if (asProbe && items.length > 0) items[0].isProbe = true;
-    const stage = { ...options, policy, random: options.random ?? Math.random };
-    await sendBatch(stage, items);
+    await sendBatch(options, items);
     // Many route mails (an owner route): each slice is recorded before the next is built, so a crash mails
     // again one slice at most, and one slice's mails are held at a time.
     for (let more = items.filter(hasUnbuiltMails); more.length > 0; more = more.filter(hasUnbuiltMails)) {
       // A stop's deadline came first (logged): the deliveries come back when their leases end.
-      if (!(await recordSlices(stage, loop.settle, more))) return;
+      if (!(await recordSlices(options, loop.settle, more))) return;
       for (const item of more) await buildNextSlice(options, item);
-      await sendBatch(stage, more);
+      await sendBatch(options, more);
     }
-    await settleBatch(stage, loop.settle, items, started);
+    await settleBatch(options, loop.settle, items, started);
   } catch (error) {
     options.logger.error(
       { err: error, deliveryIds: deliveries.map((d) => d.id) },
@@ -206,7 +189,7 @@ function hasUnbuiltMails(item: BatchItem): boolean {
  * that another replica composing a successor meanwhile compares with their failing sets, not on counts only.
  * A refused write leaves them to the settle, as on a single-owner store (whose next batch starts after it).
  */
-async function shareComposedReports(options: WorkerOptions, deliveries: DeliveryRecord[]): Promise<void> {
+async function shareComposedReports(options: Stage, deliveries: DeliveryRecord[]): Promise<void> {
   const { store, history, clock, logger } = options;
   if (store.singleOwner) return;
   const reports = history.take(deliveries.map((d) => d.dedupKey));
@@ -221,9 +204,9 @@ async function shareComposedReports(options: WorkerOptions, deliveries: Delivery
 
 /** How long to wait when nothing is due: until the pause ends, the next delivery is due, or the poll interval. */
 async function computeIdleDelay(loop: Loop): Promise<number> {
-  const { store, clock, pollMs } = loop.options;
+  const { store, clock, pollMs, policy } = loop.options;
   const now = clock.now();
-  if (loop.policy.state === 'open' && loop.policy.openUntil > now) return loop.policy.openUntil - now;
+  if (policy.state === 'open' && policy.openUntil > now) return policy.openUntil - now;
   try {
     const due = (await store.readQueueTimes()).nextDueAt;
     if (due !== null) return Math.min(pollMs, Math.max(0, due - clock.now()));
@@ -259,8 +242,7 @@ async function keepLeases(loop: Loop): Promise<void> {
 }
 
 async function tryNow(loop: Loop): Promise<TryNowResult> {
-  const { policy } = loop;
-  const { clock, logger, store } = loop.options;
+  const { clock, logger, store, policy } = loop.options;
   if (policy.state === 'probing') return 'probe-in-flight';
   if (policy.state === 'closed') {
     loop.wake?.();

@@ -1,7 +1,6 @@
 import { PAUSE_AFTER_4XX_IN_A_ROW, type Config } from '../config';
 import type { FailureClass } from '../notify';
 
-/** Sends per delivery before it is dead, and the first and largest retry delay caps. */
 export type RetrySettings = Config['retry'];
 
 /**
@@ -14,46 +13,42 @@ const HELD_PROBE_EVERY_BASES = 5;
 /** The spread added to the time a server asked for, so that replicas and relays told the same time do not all come back at once. */
 const THROTTLE_JITTER_MS = 1_000;
 
-/** The pause as an operator sees it (dashboard banner, /readyz, gauges). */
+/**
+ * The pause as an operator sees it (dashboard banner, /readyz, gauges). `open`: the server is down, nothing is claimed
+ * until `openUntil` (0 when closed); `probing`: the oldest due delivery tests whether it is back. `failures`: server-level
+ * failures in a row; `lastError`: what opened or last re-opened it; `held`: only an operator can fix that (the
+ * catalogue's `configProblem`), so nothing is given up meanwhile.
+ */
 export interface QueuePauseStatus {
-  /** `open`: the server is down, nothing is claimed until `openUntil`; `probing`: the oldest due delivery tests whether it is back. */
   state: 'closed' | 'open' | 'probing';
-  /** When the next probe may go (epoch ms); 0 when closed. */
   openUntil: number;
-  /** Consecutive server-level failures since the pause last ended. */
   failures: number;
-  /** When the current pause began (epoch ms); null when closed. */
   pausedSince: number | null;
-  /** The failure that opened or last re-opened it; null when closed. */
   lastError: { code: string; message: string } | null;
-  /** That failure is one only an operator can fix (the catalogue's `configProblem`): nothing is given up meanwhile. */
   held: boolean;
 }
 
 const CLOSED: QueuePauseStatus = { state: 'closed', openUntil: 0, failures: 0, pausedSince: null, lastError: null, held: false };
 
-/** What one send (or one attempt to prepare a mail) came to, as the policy needs it. */
+/** What one send came to (`isProbe`: the delivery sent to test a paused server), or `not-built`: the server was not asked. */
 export type AttemptOutcome =
-  /** The server accepted the mail. */
   | { kind: 'sent' }
-  /** The mail failed; `isProbe`: it was the delivery sent to test a paused server. */
   | { kind: 'failed'; failure: FailureClass; deliveryId: number; isProbe: boolean }
-  /** The mail could not be built (template, chart): the server was not asked. */
   | { kind: 'not-built'; failure: FailureClass };
 
-/** The next state of a delivery after an attempt. */
+/**
+ * The next state of a delivery after an attempt. `backoff`: tried again alone at `at`; `pause`: the server as a whole
+ * failed, or said when to come back, so the queue waits until `until`, then the oldest due delivery probes; `held`: an
+ * operator must act (a refused login, TLS), the queue waits and nothing is given up; `dead`: nothing later can succeed.
+ */
 export type NextState =
   | { next: 'sent' }
-  /** Tried again alone at `at` (exponential backoff with full jitter). */
   | { next: 'backoff'; at: number }
-  /** The server as a whole failed, or said when to come back: the queue waits until `until`, then the oldest due delivery probes. */
   | { next: 'pause'; until: number }
-  /** An operator must act (a refused login, TLS, Graph refusing the app): the queue waits, nothing is given up. */
   | { next: 'held'; until: number }
-  /** Nothing later can succeed, or the last attempt failed. */
   | { next: 'dead' };
 
-/** The delay cap after the `n`-th failure in a row: base · 2^(n-1), at most max. */
+/** base · 2^(n-1), at most max. */
 function capMs(settings: RetrySettings, n: number): number {
   return Math.min(settings.maxDelayMs, settings.baseMs * 2 ** Math.max(0, Math.min(n - 1, 52)));
 }
@@ -63,28 +58,11 @@ export function computeBackoffMs(attempt: number, settings: RetrySettings, rando
   return Math.floor(random() * capMs(settings, attempt));
 }
 
-/** Exponential backoff with equal jitter for the `failures`-th pause in a row: between half the cap and the cap. */
-function computePauseMs(settings: RetrySettings, failures: number, random: () => number): number {
-  const cap = capMs(settings, failures);
-  return Math.ceil(cap / 2 + random() * (cap / 2));
-}
-
 /** The one place that decides what happens after an attempt, and holds the server's pause. */
-export interface RetryDecider extends Readonly<QueuePauseStatus> {
-  /** The next state of a delivery whose attempt number `attempts` came to `outcome` at `now`; a failed send also moves the pause. */
-  decide(outcome: AttemptOutcome, attempts: number, now: number): NextState;
-  /** How many deliveries may be claimed now, given `free` send slots: all, one probe, or none while paused. */
-  capacity(now: number, free: number): number;
-  /** The claim made with {@link capacity} took `claimed` deliveries (the first is the probe when paused). */
-  claimed(claimed: number): void;
-  /** The probe finished without asking the server anything: the next claim probes again at once. */
-  probeEnded(now: number): void;
-  /** An operator asked to try now: a paused queue lets its probe through at once. True when it was paused. */
-  tryNow(now: number): boolean;
-}
+export type RetryDecider = Readonly<ReturnType<typeof createRetryDecider>>;
 
 /** The decider's own state: the pause as plain fields, which the functions below move, and the settings they read. */
-interface PauseState extends QueuePauseStatus, Omit<RetryDecider, keyof QueuePauseStatus> {
+interface PauseState extends QueuePauseStatus {
   /** Deliveries answered 4xx since the last accepted mail (each counted once, however often it retried). */
   deferred: Set<number>;
   settings: RetrySettings;
@@ -98,39 +76,39 @@ interface PauseState extends QueuePauseStatus, Omit<RetryDecider, keyof QueuePau
  * keeps its order and the server is not hammered. A 4xx for one message (451 greylisting, 450 mailbox busy) is
  * its own retry; only {@link PAUSE_AFTER_4XX_IN_A_ROW} different deliveries deferred in a row say the server is in trouble.
  */
-export function createRetryDecider(settings: RetrySettings, random: () => number = Math.random): RetryDecider {
-  const pause: PauseState = {
-    ...CLOSED,
-    deferred: new Set(),
-    settings,
-    random,
-    decide: (outcome, attempts, now) => decideNext(pause, outcome, attempts, now),
-    capacity(now, free) {
+export function createRetryDecider(settings: RetrySettings, random: () => number = Math.random) {
+  const pause: PauseState = { ...CLOSED, deferred: new Set(), settings, random };
+  return Object.assign(pause, {
+    /** The next state of a delivery whose attempt number `attempts` came to `outcome` at `now`; a failed send also moves the pause. */
+    decide: (outcome: AttemptOutcome, attempts: number, now: number): NextState => decideNext(pause, outcome, attempts, now),
+    /** How many deliveries may be claimed now, given `free` send slots: all, one probe, or none while paused. */
+    capacity(now: number, free: number): number {
       if (pause.state === 'closed') return free;
       if (pause.state === 'probing' || now < pause.openUntil) return 0;
       return Math.min(1, free);
     },
-    claimed(count) {
+    /** The claim made with `capacity` took `count` deliveries (the first is the probe when paused). */
+    claimed(count: number): void {
       if (pause.state === 'open' && count > 0) pause.state = 'probing';
     },
-    probeEnded(now) {
+    /** The probe finished without asking the server anything: the next claim probes again at once. */
+    probeEnded(now: number): void {
       if (pause.state !== 'probing') return;
       pause.state = 'open';
       pause.openUntil = now;
     },
-    tryNow(now) {
+    /** An operator asked to try now: a paused queue lets its probe through at once. True when it was paused. */
+    tryNow(now: number): boolean {
       if (pause.state !== 'open') return false;
       pause.openUntil = Math.min(pause.openUntil, now);
       return true;
     },
-  };
-  return pause;
+  });
 }
 
-/** {@link RetryDecider.decide}: the table the retry-policy test walks. */
 function decideNext(pause: PauseState, outcome: AttemptOutcome, attempts: number, now: number): NextState {
   if (outcome.kind === 'sent') {
-    closePause(pause);
+    Object.assign(pause, CLOSED);
     pause.deferred.clear();
     return { next: 'sent' };
   }
@@ -166,7 +144,7 @@ function movePause(pause: PauseState, outcome: Extract<AttemptOutcome, { kind: '
   }
   if (failure.code !== 'SMTP_4XX') {
     // The server answered about this message: it is reachable.
-    closePause(pause);
+    Object.assign(pause, CLOSED);
     return undefined;
   }
   if (isProbe) return openPause(pause, now, true, failure);
@@ -194,14 +172,12 @@ function openPause(
   }
   // Only an outage grows the backoff: a server that said when is taken at its word.
   if (toldUntil === undefined) pause.failures += 1;
-  pause.openUntil = toldUntil ?? now + computePauseMs(pause.settings, pause.failures, pause.random);
+  // Exponential backoff with equal jitter for the `failures`-th pause in a row: between half the cap and the cap.
+  const cap = capMs(pause.settings, pause.failures);
+  pause.openUntil = toldUntil ?? now + Math.ceil(cap / 2 + pause.random() * (cap / 2));
   pause.pausedSince ??= now;
   pause.lastError = { code: cause.code, message: cause.message.slice(0, 300) };
   pause.held = cause.configProblem;
   pause.state = 'open';
   return pause.openUntil;
-}
-
-function closePause(pause: PauseState): void {
-  Object.assign(pause, CLOSED);
 }

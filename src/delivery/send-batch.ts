@@ -1,23 +1,11 @@
-import type { Notifier } from '../notify';
-import type { Clock, Logger } from '../shared';
-import type { BatchItem, RouteMail } from './compose-batch';
-import type { RetryDecider } from './retry-policy';
-
-export interface SendStage {
-  notifier: Notifier;
-  policy: RetryDecider;
-  clock: Clock;
-  logger: Logger;
-  /** Deliveries in a batch, sent side by side (the transport's concurrency, e.g. SMTP's pool size); the worker's claims share the same bound, so at most that many are mailed twice after a crash. */
-  concurrency: number;
-}
+import type { BatchItem, RouteMail, Stage } from './compose-batch';
 
 /**
  * The send stage: the batch's deliveries in claim order, `concurrency` at a time, each one's route mails in
  * plan order. Once the retry policy pauses the queue, the mails not started yet wait with it untried; only
  * the probe may talk to a paused server.
  */
-export async function sendBatch(stage: SendStage, items: BatchItem[]): Promise<void> {
+export async function sendBatch(stage: Stage, items: BatchItem[]): Promise<void> {
   let next = 0;
   const lane = async () => {
     while (next < items.length) {
@@ -28,7 +16,7 @@ export async function sendBatch(stage: SendStage, items: BatchItem[]): Promise<v
   await Promise.all(Array.from({ length: Math.max(1, Math.min(stage.concurrency, items.length)) }, lane));
 }
 
-async function sendRouteMail(stage: SendStage, item: BatchItem, mail: RouteMail): Promise<void> {
+async function sendRouteMail(stage: Stage, item: BatchItem, mail: RouteMail): Promise<void> {
   const { policy, clock } = stage;
   if (item.deferredUntil !== undefined) return;
   if (policy.state !== 'closed' && !item.isProbe) {

@@ -1,35 +1,13 @@
-import { parseFailureCode, type Clock, type FailureCatalogue, type Logger } from '../shared';
+import { parseFailureCode, type FailureCatalogue, type Logger } from '../shared';
 import { buildFailureClass, type FailureClass } from '../notify';
-import type { DeliverySettlement, DeliveryStateChange, RouteMailOutcome, SentMessageCopy, SettledBatch, Store } from '../store';
-import type { BatchItem, RouteMail } from './compose-batch';
-import type { BatchHistory } from './create-batch-history';
-import { computeBackoffMs, type NextState, type RetryDecider } from './retry-policy';
+import type { DeliverySettlement, DeliveryStateChange, RouteMailOutcome, SentMessageCopy, SettledBatch } from '../store';
+import type { BatchItem, RouteMail, Stage } from './compose-batch';
+import { computeBackoffMs, type NextState } from './retry-policy';
 
 /** The settle's write, while the store refuses it: how many deliveries wait, and why (for /readyz, the gauge, the banner). */
-export interface UnrecordedStatus {
-  count: number;
-  code?: string;
-  message?: string;
-}
+export type UnrecordedStatus = { count: number; code?: string; message?: string };
 
-export interface SettleStage {
-  store: Pick<Store, 'settleBatch'>;
-  history: BatchHistory;
-  policy: RetryDecider;
-  clock: Clock;
-  logger: Logger;
-  /** How long a claim lasts (one not settled by then is taken again): a refused write is tried again well within it. */
-  leaseMs: number;
-  random: () => number;
-  /** The relay's catalogue (its transports' codes and its own): a route's stored code is read with it. */
-  failures: FailureCatalogue;
-  /** Hears every delivery once its settle is recorded (`settled`, and `failure` when it failed): metrics, the transport's health, tests. */
-  observe?: (item: BatchItem, durationMs: number) => void;
-}
-
-/** How often, at most, the "cannot be recorded" warning is logged while a batch waits. */
 const UNRECORDED_WARNING_EVERY_MS = 60_000;
-/** The first pause before writing a refused batch again. */
 const REWRITE_BASE_MS = 200;
 
 /** A batch being settled, and when its settle must give up (a stop's deadline). */
@@ -46,7 +24,7 @@ export interface SettleState {
  * disk, a database away) is retried, the batch's leases kept by the worker meanwhile, so a mail sent is never
  * sent again because its record failed; nothing new is claimed until then. False when a stop's deadline came first.
  */
-export async function settleBatch(stage: SettleStage, state: SettleState, items: BatchItem[], started: number): Promise<boolean> {
+export async function settleBatch(stage: Stage, state: SettleState, items: BatchItem[], started: number): Promise<boolean> {
   const now = stage.clock.now();
   const settling = items.filter((item) => !item.abandoned);
   const batch: SettledBatch = {
@@ -64,7 +42,7 @@ export async function settleBatch(stage: SettleStage, state: SettleState, items:
  * Where one delivery goes, from what its route mails came to (retry-policy.ts decided each failure): kept on the
  * item (`settled`, and the `failure` that decided it; none when it is sent, or waits with the queue).
  */
-function decideSettlement(stage: Pick<SettleStage, 'policy' | 'failures'>, item: BatchItem, now: number): DeliverySettlement {
+function decideSettlement(stage: Stage, item: BatchItem, now: number): DeliverySettlement {
   const { delivery, composeFailure } = item;
   // A delivery that could not be composed has no route mails: its rows are empty.
   const recorded = collectSettlement(stage, item, now);
@@ -105,14 +83,15 @@ function decideSettlement(stage: Pick<SettleStage, 'policy' | 'failures'>, item:
   const tried = new Set(item.mails.map((m) => m.route));
   for (const entry of item.plan)
     if (entry.state === 'failed' && !tried.has(entry.route))
-      failures.push({ route: entry.route, failure: toEarlierFailure(stage.failures, entry.lastError, entry.lastErrorCode) });
+      failures.push({ route: entry.route, failure: toEarlierFailure(stage.failures, entry) });
   if (failures.length > 0) {
     const { failure } = failures[0];
     const error = describeFailedRoutes(delivery.attempts, failures);
     return settle({ state: 'dead', error, code: failure.code }, { ...failure, message: error });
   }
-  const firstSent = item.plan.find((p) => p.state === 'sent' && p.messageId)?.messageId ?? listSentRows(item)[0]?.messageId ?? '';
-  return settle({ state: 'sent', messageId: firstSent });
+  const sentRow = item.mails.map((m) => m.row).find((row) => row?.state === 'sent');
+  const thisAttempt = sentRow?.state === 'sent' ? sentRow.messageId : '';
+  return settle({ state: 'sent', messageId: item.plan.find((p) => p.state === 'sent' && p.messageId)?.messageId ?? thisAttempt });
 }
 
 /**
@@ -120,7 +99,7 @@ function decideSettlement(stage: Pick<SettleStage, 'policy' | 'failures'>, item:
  * copies, the deliveries' states left as they are; then drops those mails' bytes. A refused write is retried
  * as a settle's is, so the slice is not mailed again. False when a stop's deadline came first.
  */
-export async function recordSlices(stage: SettleStage, state: SettleState, items: BatchItem[]): Promise<boolean> {
+export async function recordSlices(stage: Stage, state: SettleState, items: BatchItem[]): Promise<boolean> {
   const now = stage.clock.now();
   const deliveries = items.map((item) => collectSettlement(stage, item, now));
   if (!(await writeBatch(stage, state, { now, deliveries, reports: [] }))) return false;
@@ -132,7 +111,7 @@ export async function recordSlices(stage: SettleStage, state: SettleState, items
  * The delivery's new plan, the rows of its route mails that came to something (sent, or failed) since the last write,
  * and the copies of those sent; each mail keeps its row (and the retry policy's word on a build that failed, decided once).
  */
-function collectSettlement(stage: Pick<SettleStage, 'policy'>, item: BatchItem, now: number): DeliverySettlement {
+function collectSettlement(stage: Stage, item: BatchItem, now: number): DeliverySettlement {
   const routes: RouteMailOutcome[] = [];
   const sent: SentMessageCopy[] = [];
   for (const mail of item.mails) {
@@ -160,11 +139,6 @@ function collectSettlement(stage: Pick<SettleStage, 'policy'>, item: BatchItem, 
   return { id: item.delivery.id, ...(item.newPlan ? { plan: item.newPlan } : {}), routes, sent };
 }
 
-/** The rows of the route mails this attempt sent, its earlier slices' too, in plan order. */
-function listSentRows(item: BatchItem): Extract<RouteMailOutcome, { state: 'sent' }>[] {
-  return item.mails.flatMap((m) => (m.row?.state === 'sent' ? [m.row] : []));
-}
-
 /** When an attempt that failed is tried again; undefined: never. */
 function retryAtOf(next: NextState): number | undefined {
   return next.next === 'backoff' ? next.at : next.next === 'pause' || next.next === 'held' ? next.until : undefined;
@@ -179,14 +153,14 @@ function describeFailedRoutes(attempts: number, failures: { route: string; failu
   return parts.length === 1 ? parts[0] : `${parts.length} routes failed: ${parts.join('; ')}`;
 }
 
-function toEarlierFailure(catalogue: FailureCatalogue, lastError: string | null, lastErrorCode: string | null): FailureClass {
+function toEarlierFailure(catalogue: FailureCatalogue, { lastError, lastErrorCode }: RouteMail): FailureClass {
   // Stored by this relay, so from its catalogue; a code an older version stored reads as UNKNOWN. It failed for good.
   const failure = buildFailureClass(parseFailureCode(lastErrorCode, catalogue), lastError ?? 'failed earlier', catalogue);
   return { ...failure, kind: 'permanent', configProblem: false, scope: 'message' };
 }
 
 /** Writes the batch; a refusal is retried with backoff (within a quarter lease) until it lands or a stop's deadline passes. */
-async function writeBatch(stage: SettleStage, state: SettleState, batch: SettledBatch): Promise<boolean> {
+async function writeBatch(stage: Stage, state: SettleState, batch: SettledBatch): Promise<boolean> {
   const capMs = Math.max(1, Math.floor(stage.leaseMs / 4));
   const backoff = { maxAttempts: Infinity, baseMs: Math.min(REWRITE_BASE_MS, capMs), maxDelayMs: capMs };
   for (let attempt = 1; ; attempt += 1) {
@@ -202,8 +176,16 @@ async function writeBatch(stage: SettleStage, state: SettleState, batch: Settled
         code: typeof err.code === 'string' ? err.code : 'ERROR',
         message: String(err.message ?? error).slice(0, 300),
       };
-      warnUnrecorded(stage, state);
+      const { count, code, message } = state.unrecorded;
       const now = stage.clock.now();
+      // Once a minute, not per delivery: a full disk fails every write, and the log is on that disk too.
+      if (state.lastWarnAt === undefined || now - state.lastWarnAt >= UNRECORDED_WARNING_EVERY_MS) {
+        state.lastWarnAt = now;
+        stage.logger.warn(
+          { unrecorded: count, code, error: message },
+          `${count} outcome(s) of sends cannot be recorded: the store refuses writes. They are kept in memory and retried; their mails are not sent again, and no new delivery is claimed meanwhile`,
+        );
+      }
       if (state.deadline !== undefined && now >= state.deadline) {
         logGivenUp(stage.logger, batch);
         return false;
@@ -214,18 +196,6 @@ async function writeBatch(stage: SettleStage, state: SettleState, batch: Settled
       );
     }
   }
-}
-
-function warnUnrecorded(stage: SettleStage, state: SettleState): void {
-  const now = stage.clock.now();
-  // Once a minute, not per delivery: a full disk fails every write, and the log is on that disk too.
-  if (state.lastWarnAt !== undefined && now - state.lastWarnAt < UNRECORDED_WARNING_EVERY_MS) return;
-  state.lastWarnAt = now;
-  const { count, code, message } = state.unrecorded;
-  stage.logger.warn(
-    { unrecorded: count, code, error: message },
-    `${count} outcome(s) of sends cannot be recorded: the store refuses writes. They are kept in memory and retried; their mails are not sent again, and no new delivery is claimed meanwhile`,
-  );
 }
 
 /** A stop came before the store took the batch: each mail that went out may go again at the next start. */
@@ -242,8 +212,7 @@ function logGivenUp(logger: Logger, batch: SettledBatch): void {
   }
 }
 
-/** Logs the recorded outcome and tells the observer. */
-function announce(stage: SettleStage, item: BatchItem, durationMs: number): void {
+function announce(stage: Stage, item: BatchItem, durationMs: number): void {
   const { log, failure } = item;
   const change = item.settled!;
   if (change.state === 'sent') {

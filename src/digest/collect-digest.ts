@@ -1,7 +1,7 @@
 import { buildDigestMail, UnreadableDeliveryError, type ComposedNotice, type DigestContent } from '../compose';
 import type { Renderer } from '../mail';
 import { buildReportFacts, matchCondition, type Condition, type Route, type SourceFacts } from '../routing';
-import type { Clock, Logger } from '../shared';
+import { compareNames, type Clock, type Logger } from '../shared';
 import { parseJobDelivery, readReport, type DeliveryRecord, type DigestJob, type Store } from '../store';
 import {
   buildPeriodPoint,
@@ -15,7 +15,6 @@ import {
   type ReportSnapshot,
 } from '../trend';
 import { applyWaivers, type Waiver } from '../waivers';
-import { compareNames } from '../shared';
 
 /** What gathering a digest reads. */
 export interface DigestSources {
@@ -26,7 +25,6 @@ export interface DigestSources {
   waivers?: (source: string) => Promise<Waiver[]>;
 }
 
-/** Rows read per page of the period's deliveries. */
 const PAGE_SIZE = 500;
 
 /**
@@ -116,7 +114,12 @@ async function tallySeries(deps: DigestSources, route: Route, received: readonly
   const tallies = new Map<string, { source: string; series: string; latest: PeriodPoint; records: DeliveryRecord[] }>();
   for (const record of received) {
     const snapshot = await findSnapshot(deps, record);
-    if (route.match && !(await matchesRoute(deps, route.match, record, snapshot))) continue;
+    if (route.match) {
+      const tags = deps.sources.find((s) => s.name === record.source)?.tags ?? {};
+      const facts = buildReportFacts(readReport(record)!, { name: record.source, tags });
+      const previous = await deps.store.findReportBefore(snapshot.series, snapshot);
+      if (!matchCondition(route.match, facts, buildTrend(snapshot, previous ? [previous] : []))) continue;
+    }
     const key = `${record.source}\n${snapshot.series}`;
     const point = buildPeriodPoint(snapshot);
     const tally = tallies.get(key);
@@ -149,13 +152,6 @@ async function findSnapshot(deps: DigestSources, record: DeliveryRecord): Promis
   const source = deps.sources.find((s) => s.name === record.source);
   const series = buildSourceSeriesKey({ source: record.source, netboxUrl: source?.netboxUrl, reportUrl: record.report!.url });
   return buildReportSnapshot(readReport(record)!, series, null);
-}
-
-async function matchesRoute(deps: DigestSources, condition: Condition, record: DeliveryRecord, snapshot: ReportSnapshot): Promise<boolean> {
-  const source = deps.sources.find((s) => s.name === record.source);
-  const facts = buildReportFacts(readReport(record)!, { name: record.source, tags: source?.tags ?? {} });
-  const previous = await deps.store.findReportBefore(snapshot.series, snapshot);
-  return matchCondition(condition, facts, buildTrend(snapshot, previous ? [previous] : []));
 }
 
 /** The sources a condition restricts a route to (`source: …`, alone or in an `all`): the others are not reported silent. */

@@ -12,11 +12,10 @@ export interface DigestSchedulerOptions {
   store: Pick<Store, 'listDigestPeriods' | 'queueDigest'>;
   clock: Clock;
   logger: Logger;
-  /** The routes file's routes; those with `digest` are scheduled. */
+  /** Those with `digest` are scheduled. */
   routes: readonly Route[];
   /** MAIL_TIMEZONE: the zone of a schedule without its own. */
   defaultTimezone: string;
-  /** A digest was queued in the outbox (wakes the worker). */
   onQueued?: (deliveryId: number) => void;
 }
 
@@ -64,7 +63,8 @@ export function createDigestScheduler(options: DigestSchedulerOptions) {
     return { ...period, deliveryId: result.deliveryId, queuedAt: now };
   }
 
-  async function evaluateOnce(): Promise<DigestPeriod[]> {
+  // One evaluation at a time in this process; the unique key settles races between processes.
+  const evaluate = coalesceRuns(async (): Promise<DigestPeriod[]> => {
     const now = clock.now();
     const queued: DigestPeriod[] = [];
     for (const { route, schedule } of routes) {
@@ -72,10 +72,7 @@ export function createDigestScheduler(options: DigestSchedulerOptions) {
       if (period) queued.push(period);
     }
     return queued;
-  }
-
-  // One evaluation at a time in this process; the unique key settles races between processes.
-  const evaluate = coalesceRuns(evaluateOnce);
+  });
   const task = createRepeatingTask(
     () => void evaluate().catch((error: unknown) => logger.error({ err: error }, 'digests: cannot read or queue a digest; will try again')),
     DIGEST_CHECK_EVERY_MS,

@@ -4,11 +4,6 @@ import type { Clock } from '../shared';
 import type { Store } from '../store';
 import type { TransportHealth } from './transport-health';
 
-interface ReadinessCheck {
-  ok: boolean;
-  [detail: string]: unknown;
-}
-
 export type Readiness = Awaited<ReturnType<typeof checkReadiness>>;
 
 /**
@@ -25,7 +20,7 @@ export async function checkReadiness(deps: {
   worker: Pick<Worker, 'breaker' | 'unrecorded'>;
   clock: Clock;
 }) {
-  let store: ReadinessCheck = { ok: true };
+  let store: { ok: boolean; [detail: string]: unknown } = { ok: true };
   try {
     await deps.store.checkWritable(deps.clock.now());
     const held = deps.worker.unrecorded;
@@ -40,7 +35,7 @@ export async function checkReadiness(deps: {
     const err = error as { code?: unknown; message?: unknown };
     store = { ok: false, code: typeof err.code === 'string' ? err.code : 'ERROR', message: String(err.message ?? error).slice(0, 300) };
   }
-  const templates: ReadinessCheck =
+  const templates =
     deps.renderer.sets.length > 0 ? { ok: true, sets: [...deps.renderer.sets] } : { ok: false, message: 'no template set is loaded' };
   const s = deps.transportHealth.status();
   const pause = deps.worker.breaker;
@@ -49,14 +44,9 @@ export async function checkReadiness(deps: {
   const paused = pause.state === 'open' ? 'paused' : pause.state === 'probing' ? 'probing' : undefined;
   const state = held ? 'held' : (paused ?? (s.ok ? 'ok' : 'failing'));
   const nextTry = pause.state === 'open' ? pause.openUntil : state === 'failing' ? s.nextCheckAt : undefined;
-  /**
-   * The transport as the last check or send saw it, with the breaker's pause: this summary for everyone (`smtp`, its
-   * name in the API: no host, no server text), details for a token holder. `failing`: the last check or send could not
-   * reach the server (the queue still flows: it is retried); `paused`: the circuit breaker holds the whole queue until
-   * `nextTryAt`; `probing`: the oldest delivery is testing the server now; `held`: a configuration problem (`heldFor`, a
-   * catalogue code) holds the queue until an operator fixes it. `nextTryAt`: when the paused queue next probes the
-   * server, or when the next connection check runs.
-   */
+  // The transport with the queue's pause: this summary for everyone (no host, no server text), details for a token holder.
+  // `failing`: the last check or send could not reach the server (the queue still flows); `paused`: the queue waits until
+  // `nextTryAt`; `probing`: the oldest delivery tests the server now; `held`: a configuration problem (`heldFor`) holds it.
   const summary = {
     ok: state === 'ok',
     state,
@@ -64,7 +54,7 @@ export async function checkReadiness(deps: {
     ...(nextTry !== undefined ? { nextTryAt: iso(nextTry) } : {}),
     ...(pause.pausedSince != null ? { pausedSince: iso(pause.pausedSince) } : {}),
   };
-  const transport: ReadinessCheck = {
+  const transport = {
     ...summary,
     ...(s.source ? { source: s.source } : {}),
     ...(s.checkedAt !== undefined ? { checkedAt: iso(s.checkedAt) } : {}),

@@ -2,15 +2,13 @@ import type { BatchItem } from '../delivery';
 import { describeMailError, readFailureCode, type Notifier } from '../notify';
 import { coalesceRuns, createRepeatingTask, type Clock, type FailureCatalogue, type Logger } from '../shared';
 
-/** The latest word on whether mail can leave: from a periodic check or from the last send. */
+/** The latest word on whether mail can leave: from a connection check (`verify`) or a real delivery's outcome (`send`). */
 interface TransportStatus {
   ok: boolean;
-  /** `verify` (a connection check) or `send` (a real delivery's outcome); absent before any check. */
   source?: 'verify' | 'send';
   checkedAt?: number;
   code?: string;
   message?: string;
-  /** When the periodic connection check runs next (while it runs). */
   nextCheckAt?: number;
 }
 

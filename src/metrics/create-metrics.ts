@@ -11,13 +11,13 @@ export interface MetricsOptions {
   store: Pick<Store, 'readQueue'>;
   clock: Clock;
   logger: Logger;
-  /** These three are read at scrape time. */
+  /** The next three are read at scrape time. */
   unrecordedOutcomes?: () => number;
   webhooksInFlight?: () => number;
   pause?: () => Pick<QueuePauseStatus, 'state' | 'openUntil' | 'held' | 'lastError'>;
-  /** The configured NetBox source names: the only values of the `source` label (default: `default` alone). */
+  /** The only values of the `source` label (default: `default` alone). */
   sources?: readonly string[];
-  /** The codes a failed send may be labelled with: the relay's own and its transports'. */
+  /** The codes a failed send may be labelled with. */
   failures: FailureCatalogue;
 }
 
@@ -29,7 +29,6 @@ export interface MetricsOptions {
 export function createMetrics(options: MetricsOptions) {
   const registry = new Registry();
   const registers = [registry];
-  // Process metrics (CPU, memory, event loop lag, GC).
   collectDefaultMetrics({ register: registry });
   const sources = options.sources ?? [DEFAULT_SOURCE_NAME];
   // Bounds the `source` label to the configured set.
@@ -90,11 +89,8 @@ export function createMetrics(options: MetricsOptions) {
       // A code of the closed catalogue only, so the series stay bounded (even for a code cast past the type).
       failed.inc({ reason: parseFailureCode(settled.code, failures), then: settled.state === 'dead' ? 'dead' : 'retry' });
     },
-    /** `reason`: an HTTP status such as `404`, or `timeout`, `network`, …; `source` absent: `default`. */
     recordNetboxFetchError: (reason: string, source?: string) => netboxErrors.inc(labels(reason, source)),
-    /** A route by owner mailed the whole report to its fallback: NetBox could not say who owns what. */
     recordOwnerFallback: (reason: string, source?: string) => ownerFallbacks.inc(labels(reason, source)),
-    /** Owner groups whose mails went without counts of their own (NetBox could not give the report's results). */
     recordOwnerGroupsUncounted: (reason: string, groups: number, source?: string) =>
       ownerGroupsUncounted.inc(labels(reason, source), groups),
     /** The exposition text, with the queue gauges read from the store now. */

@@ -1,7 +1,6 @@
-import http from 'node:http';
+import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import { setTimeout as wait } from 'node:timers/promises';
-import type { IncomingMessage } from 'node:http';
 import type * as HttpProxyAgentModule from 'http-proxy-agent';
 import type * as HttpsProxyAgentModule from 'https-proxy-agent';
 import { buildNetboxUrl, parseNetboxBase, type BuildNetboxUrlOptions } from '../report';
@@ -9,29 +8,26 @@ import { chooseProxy, createSecretMask, describeProxyUrl, systemClock, type Cloc
 import { NetboxError, classifyNetboxStatus, describeTlsFailure } from './netbox-error';
 import { parsePageStream } from './parse-page-stream';
 
+/**
+ * `url`: NETBOX_URL (origin and NetBox's BASE_PATH); `token`: a v2 `nbt_<key>.<token>` (NetBox ≥ 4.5) or a legacy key;
+ * `ca`: NETBOX_CA_FILE's PEM (the certificate is always verified, against it when given); `timeoutMs`: the longest silence
+ * of one request; `maxAttempts` (default 3) and `retryBaseMs` (default 250, doubled each time) for transient failures;
+ * `agent` for tests; `proxy`: the environment's (NETBOX_URL goes through the one in force for it); `clock`: deadlines' clock.
+ */
 export interface NetboxClientOptions {
-  /** NETBOX_URL: origin and, when NetBox runs under a BASE_PATH, that path. */
   url: string;
-  /** NETBOX_TOKEN: a v2 token `nbt_<key>.<token>` (NetBox ≥ 4.5) or a legacy 40-hex key. */
   token?: string;
-  /** PEM contents of NETBOX_CA_FILE (read by the caller): NetBox's certificate is always verified, against it when given. */
   ca?: string | Buffer;
-  /** One request may stay silent this long. */
   timeoutMs: number;
-  /** Attempts per request for transient failures (5xx, timeouts, resets); default 3. */
   maxAttempts?: number;
-  /** First pause between attempts, doubled each time; default 250 ms. */
   retryBaseMs?: number;
-  /** Agent for tests and benchmarks (keep-alive is on by default). */
   agent?: http.Agent;
-  /** The environment's proxies (HTTPS_PROXY, HTTP_PROXY, NO_PROXY): NETBOX_URL is reached through the one in force for it. */
   proxy?: ProxySettings;
-  /** The clock a caller's deadline is measured on (default: the system's). */
   clock?: Clock;
 }
 
+/** `deadline`: epoch milliseconds after which no request is started and running ones are cut. */
 export interface RequestBudget {
-  /** Epoch milliseconds after which no request is started and running ones are cut. */
   deadline: number;
 }
 
@@ -43,10 +39,8 @@ export type NetboxClient = ReturnType<typeof createNetboxClient>;
 
 /** Largest number of pages followed: a `next` loop in a broken proxy must not run forever. */
 const MAX_PAGES = 10_000;
-/** Largest non-list document accepted. */
 const MAX_DOCUMENT_BYTES = 1024 * 1024;
 
-/** What every request of one client needs: the options resolved once, with their defaults. */
 type ClientContext = ReturnType<typeof resolveOptions>;
 
 const HEADERS: Readonly<Record<string, string>> = { Accept: 'application/json', 'User-Agent': 'compliance-relay' };
@@ -59,11 +53,9 @@ export function createNetboxClient(options: NetboxClientOptions) {
   const context = resolveOptions(options);
   const { base, agent } = context;
   return {
-    /** NETBOX_URL without a trailing slash. */
     url: `${base.origin}${base.basePath}`,
     /** NETBOX_TOKEN is set: without one, validity's results are not readable and nothing is asked. */
     hasToken: options.token !== undefined,
-    /** Closes idle keep-alive connections (at shutdown). */
     close(): void {
       if (!options.agent) agent.destroy();
     },
@@ -118,33 +110,26 @@ function createNetboxAgent(origin: string, proxyUrl: string | undefined, options
   /* eslint-enable @typescript-eslint/no-require-imports */
 }
 
-/** Every NetBox URL is built by buildNetboxUrl; one it refuses is never requested. */
 function resolveUrl(context: ClientContext, pathOrUrl: string, resolveOptions?: BuildNetboxUrlOptions): URL {
   const built = buildNetboxUrl(context.base, pathOrUrl, resolveOptions);
   if (!built.ok) throw new NetboxError('UNSAFE_URL', `refused to send a request to NetBox: ${built.reason}`);
   return built.url;
 }
 
-/**
- * The only place the token is attached, after the last check that the request goes to
- * NETBOX_URL's origin: whatever built `url`, the token never leaves for another host.
- */
-function buildRequestHeaders(context: ClientContext, url: URL): Record<string, string> {
-  const { base, authorization } = context;
-  if (url.origin !== base.origin || url.username !== '' || url.password !== '') {
-    throw new NetboxError('UNSAFE_URL', `refused to send the NetBox token to ${url.origin}: it is not NETBOX_URL's origin ${base.origin}`);
-  }
-  return authorization ? { ...HEADERS, Authorization: authorization } : { ...HEADERS };
-}
-
-/** A JSON body to send instead of a GET. */
 type Write = { method: 'POST' | 'PATCH'; body: string };
 
 /** Requests `url` and resolves with a 2xx response whose body is still to be read; anything else rejects with a NetboxError. */
 function openResponse(context: ClientContext, url: URL, budget: RequestBudget, write?: Write): Promise<IncomingMessage> {
   return new Promise((resolvePromise, reject) => {
-    // A throw here (UNSAFE_URL) rejects the promise before any request is made.
-    const headers = buildRequestHeaders(context, url);
+    const { base, authorization } = context;
+    // The only place the token is attached, after the last check that the request goes to NETBOX_URL's origin;
+    // a throw here rejects the promise before any request is made.
+    if (url.origin !== base.origin || url.username !== '' || url.password !== '')
+      throw new NetboxError(
+        'UNSAFE_URL',
+        `refused to send the NetBox token to ${url.origin}: it is not NETBOX_URL's origin ${base.origin}`,
+      );
+    const headers: Record<string, string> = authorization ? { ...HEADERS, Authorization: authorization } : { ...HEADERS };
     if (write) Object.assign(headers, { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(write.body)) });
     const remaining = budget.deadline - context.clock.now();
     if (remaining <= 0) {
@@ -216,7 +201,6 @@ async function fetchJson(context: ClientContext, pathOrUrl: string, budget: Requ
   return write ? await once() : await withRetries(context, once, budget);
 }
 
-/** Follows a list's `next` links from `pathOrUrl`, handing each complete page to `onPage` (see NetboxClient.streamList). */
 async function streamPages(context: ClientContext, pathOrUrl: string, onPage: PageHandler, budget: RequestBudget) {
   let url: URL | null = resolveUrl(context, pathOrUrl);
   const seen = new Set<string>();

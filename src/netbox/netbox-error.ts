@@ -11,7 +11,6 @@ export type NetboxErrorCode = 'AUTH' | 'NOT_FOUND' | 'UNREACHABLE' | 'TIMEOUT' |
 export class NetboxError extends Error {
   readonly code: NetboxErrorCode;
   readonly status?: number;
-  /** Whether asking again (soon) can succeed. */
   readonly retryable: boolean;
   /** What NetBox said (`{"detail": …}`), or the network error code. */
   readonly detail?: string;

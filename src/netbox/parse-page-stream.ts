@@ -3,7 +3,6 @@ import { NetboxError } from './netbox-error';
 
 /** Keys of a result whose values are skipped unread: validity's `explanation` can be megabytes per result. */
 const DROPPED_RESULT_KEYS = new Set(['explanation', 'custom_fields']);
-/** Largest page accepted: 1000 results with large explanations, skipped as they stream. */
 const MAX_PAGE_BYTES = 256 * 1024 * 1024;
 /**
  * What one page may hold in memory (1,000 results without explanations are about 0.6 MB, 1,000 devices

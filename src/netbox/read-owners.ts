@@ -1,25 +1,21 @@
 import { SEVERITIES, type Severity } from '../report';
 import type { NetboxClient, RequestBudget } from './netbox-client';
 
-/** A related object as NetBox nests it (site, tenant, role, platform, tag): what routes match on. */
+/** A related object as NetBox nests it (site, tenant, role, platform, tag). */
 export type NetboxRef = NonNullable<ReturnType<typeof readRef>>;
 
-/** A device with what routes and owner look-ups need from NetBox's `/api/dcim/devices/`. */
 export type NetboxDevice = ReturnType<typeof readDevice>[number];
 
 /** The objects a contact assignment may own a device through (NetBox's `app_label.model`). */
 export type OwnerObjectType = 'dcim.device' | 'dcim.site' | 'tenancy.tenant';
 
-/** A NetBox object (device, site, tenant) owning devices. */
 export type OwnerObject = { type: OwnerObjectType; id: number };
 
-/** One contact assignment (`/api/tenancy/contact-assignments/`): contact → object, with its role's slug and priority. */
 export type ContactAssignment = ReturnType<typeof readAssignment>[number];
 
 /** Ids per request: NetBox's filters (validity's `test_id`, `device_id` too) take a repeated parameter; 100 ids of up to 7 digits keep a query under 2.5 kB, below every proxy's URL limit. */
 const IDS_PER_REQUEST = 100;
 
-/** `ids` in blocks of {@link IDS_PER_REQUEST}, one request's filter each. */
 export function chunkIds(ids: readonly number[]): number[][] {
   const chunks: number[][] = [];
   for (let i = 0; i < ids.length; i += IDS_PER_REQUEST) chunks.push(ids.slice(i, i + IDS_PER_REQUEST));
@@ -54,7 +50,6 @@ export async function readNetboxStatus(client: NetboxClient, budget: RequestBudg
   return { netbox: text(status?.['netbox-version']), validity: text(status?.plugins?.validity) };
 }
 
-/** The devices with these ids, read in batches (`id=` repeated) following NetBox's `next` links. */
 export function listDevices(client: NetboxClient, ids: readonly number[], budget: RequestBudget): Promise<NetboxDevice[]> {
   return listByIds(client, { path: '/api/dcim/devices/', param: 'id', ids }, budget, readDevice);
 }
@@ -104,7 +99,6 @@ export async function listContactAssignments(
   });
 }
 
-/** The contacts with these ids (for their e-mail addresses), in batches. */
 export function listContacts(client: NetboxClient, ids: readonly number[], budget: RequestBudget) {
   return listByIds(client, { path: '/api/tenancy/contacts/', param: 'id', ids }, budget, readContact);
 }

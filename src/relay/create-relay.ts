@@ -13,13 +13,11 @@ import { createDigestScheduler, type DigestScheduler } from '../digest';
 import { createSourceCatchUps } from '../catch-up';
 import { createActivityCounter, createAuthThrottle, type Logger } from '../shared';
 import { createRetention, openStore, StorageUnavailableError, type Store } from '../store';
-import { createDeliveryPipeline, createRelayNetboxClients, createRelayWaiverBook } from './delivery-pipeline';
-import type { RelayIo } from './types';
+import { createDeliveryPipeline, createRelayNetboxClients, createRelayWaiverBook, type RelayIo } from './delivery-pipeline';
 
 /** One relay: its parts, the app, and its start and stop. */
 export type Relay = Awaited<ReturnType<typeof createRelay>>;
 
-/** What createRelay builds before the app, and what start and stop act on. */
 type RelayParts = Omit<Relay, 'app' | 'start' | 'stop'>;
 
 /**

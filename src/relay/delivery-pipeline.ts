@@ -1,5 +1,5 @@
 import { TRANSPORT_CHECK_INTERVAL_MS, type Config, type SourceConfig } from '../config';
-import { DEFAULT_SOURCE_NAME } from '../webhook';
+import { DEFAULT_SOURCE_NAME, type WebhookOutcome } from '../webhook';
 import { createNetboxClient, type NetboxClient } from '../netbox';
 import { createOwnerResolver } from '../enrichment';
 import {
@@ -9,10 +9,10 @@ import {
   type ReportComposer,
   type ReportInsightsOptions,
 } from '../compose';
-import { createBatchHistory, createWorker, type Composers } from '../delivery';
+import { createBatchHistory, createWorker, type BatchItem, type Composers } from '../delivery';
 import { type Renderer } from '../mail';
-import type { Notifier } from '../notify';
-import type { ActivityCounter, FailureCatalogue } from '../shared';
+import type { Notifier, TransportDescriptor } from '../notify';
+import type { ActivityCounter, Clock, FailureCatalogue, Logger } from '../shared';
 import { createTransportHealth } from '../health';
 import { createMetrics, type RelayMetrics } from '../metrics';
 import { createWaiverBook, type WaiverBook } from '../waivers';
@@ -20,14 +20,26 @@ import { createDigestComposer } from '../digest';
 import { type Store } from '../store';
 import type { ReportHistory } from '../trend';
 import { buildNoticeRecipients, createRoutePlanner, type Route } from '../routing';
-import type { RelayIo } from './types';
+
+/** The world as the relay sees it: injected so that tests run the real thing in-process. */
+export interface RelayIo {
+  clock: Clock;
+  logger: Logger;
+  readFile: (file: string) => Buffer;
+  random?: () => number;
+  onWorkerOutcome?: (item: BatchItem) => void;
+  onWebhookOutcome?: (outcome: WebhookOutcome) => void;
+  /** Waits (the dashboard's slowed-down failed logins); absent: a real timer. Injected so tests need not wait. */
+  sleep?: (ms: number) => Promise<void>;
+  /** The transports mails may go through; absent: the relay's own (notify's TRANSPORTS). */
+  transports?: readonly TransportDescriptor[];
+}
 
 /** The NetBox clients for enrichment: one per source with a NetBox URL, so a source's token only ever goes to its own NetBox. */
 export function createRelayNetboxClients(config: Config, io: Pick<RelayIo, 'clock' | 'readFile'>): Map<string, NetboxClient> {
   return new Map(config.sources.filter((s) => s.netbox.url).map((source) => [source.name, createSourceNetboxClient(config, source, io)]));
 }
 
-/** The NetBox client of one source that has a NetBox URL: its URL, token and CA, on the relay's clock and timeout. */
 export function createSourceNetboxClient(
   config: Config,
   source: SourceConfig,
@@ -45,14 +57,13 @@ export function createSourceNetboxClient(
   });
 }
 
-/** What the mail side is built on: createRelay builds them first. */
+/** What the mail side is built on: createRelay builds them first (`failures` for the mails, the metrics and the dashboard alike). */
 interface PipelineDeps {
   store: Store;
   renderer: Renderer;
   notifier: Notifier;
   netbox: Map<string, NetboxClient>;
   webhooksInFlight: ActivityCounter;
-  /** Built once at start for the mails, the metrics and the dashboard alike. */
   failures: FailureCatalogue;
   waivers: WaiverBook;
 }
@@ -115,21 +126,18 @@ export function createRelayReportComposer(
     source: SourceConfig;
     netbox?: NetboxClient;
     routes?: readonly Route[];
-    /** The accepted exceptions the mails leave out and list; absent: none. */
     waivers?: WaiverBook;
   },
 ): ReportComposer {
   const { source } = deps;
-  const isDefault = source.name === DEFAULT_SOURCE_NAME;
-  const routes = deps.routes ?? config.routing.routes;
   return createReportComposer({
     ...io,
     ...deps,
     mail: config.mail,
-    routes,
+    routes: deps.routes ?? config.routing.routes,
     implicitRoute: config.routing.file === undefined,
     netboxUrl: source.netbox.url,
-    source: config.sources.length > 1 ? { name: source.name, isDefault } : undefined,
+    source: config.sources.length > 1 ? { name: source.name, isDefault: source.name === DEFAULT_SOURCE_NAME } : undefined,
     relayUrl: config.relayUrl,
     insights: createReportInsights({
       ...io,

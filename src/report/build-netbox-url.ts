@@ -5,15 +5,12 @@
  * `@evil.example/` turn `https://netbox.example.com` into a URL on evil.example.
  */
 
-/** NETBOX_URL split into what NetBox URLs are built from. */
+/** NETBOX_URL split: `origin` (`https://netbox.example.com:8443`) and NetBox's BASE_PATH (`/netbox` or '', never ending in `/`). */
 export interface NetboxBase {
-  /** `https://netbox.example.com:8443`: scheme, host and port only. */
   origin: string;
-  /** NetBox's BASE_PATH as NETBOX_URL carries it (`/netbox`), or ''. Never ends with `/`. */
   basePath: string;
 }
 
-/** A NetBox URL that may be used, or why it may not. */
 export type NetboxUrlResult = { ok: true; url: URL } | { ok: false; reason: string };
 
 /** Parses NETBOX_URL (already validated as an http(s) URL by the configuration). */
@@ -44,12 +41,11 @@ export function findNetboxPathProblem(path: string): string | null {
   return null;
 }
 
+/**
+ * `rebaseForeignOrigin`: an absolute URL on another origin is re-based onto NETBOX_URL (path and query kept) instead of
+ * refused. Only for NetBox's own `next` links, built from the Host header NetBox saw (behind a proxy, not NETBOX_URL's).
+ */
 export interface BuildNetboxUrlOptions {
-  /**
-   * An absolute URL on another origin is re-based onto NETBOX_URL (path and query kept) instead
-   * of refused. Only for NetBox's own `next` links, which NetBox builds from the Host header it
-   * saw — behind a proxy, not NETBOX_URL's. Strings from a webhook never get this.
-   */
   rebaseForeignOrigin?: boolean;
 }
 

@@ -1,10 +1,8 @@
 /**
- * How every pass-ratio chart of the relay draws its lines: the dashboard's and the mail's, so a colour
- * means the same severity everywhere. Each line differs by more than its colour (its marker shape;
- * Overall by its dashes on the dashboard, a ring in the mail), for readers who cannot tell red from
- * orange, and for a chart printed in grey. Each reads at 3:1 or more (WCAG's bar for graphics) on white
- * and on the mail's light grey strips; `darkColour` is the same hue lighter, as legible on a dark mail
- * background (the mail's `.chart-line-…` dark-mode rules, templates/report/html.hbs and digest/html.hbs).
+ * How every pass-ratio chart draws its lines (dashboard and mail), so a colour means the same severity everywhere. Each
+ * line differs by more than its colour (its marker; Overall by its dashes, or a ring in the mail), for readers who cannot
+ * tell red from orange and for print in grey. Each reads at 3:1 or more (WCAG's bar for graphics) on white and on the
+ * mail's light grey strips; `darkColour` is the same hue lighter, for the templates' dark-mode `.chart-line-…` rules.
  */
 export const CHART_LINES = [
   { key: 'overall', name: 'Overall', colour: '#64748b', darkColour: '#94a3b8', dash: '7 4', marker: 'none' },

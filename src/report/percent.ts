@@ -1,11 +1,4 @@
 /**
- * Pass ratios exactly as validity's UI shows them: `round(100 * passed / count, 1)` in Python,
- * printed with one decimal, and "—" when there is nothing to count.
- */
-
-const NO_RESULTS = '—';
-
-/**
  * Python's `round(x, 1)` rounds the exact binary value half to even; JavaScript's `toFixed` rounds
  * half up. They differ only on exact ties at the second decimal, which a double can hold only as
  * n + 0.25 or n + 0.75: 6.25 is "6.2" in Python and "6.3" in toFixed (6.75 is "6.8" in both).
@@ -19,7 +12,7 @@ function roundHalfEven1(value: number): number {
   return Number(value.toFixed(1));
 }
 
-/** The percentage as a number (one decimal), or null when count is 0. */
+/** The pass ratio as validity's UI shows it, `round(100 * passed / count, 1)` in Python; null when count is 0. */
 export function passPercent(passed: number, count: number): number | null {
   if (count <= 0) return null;
   return roundHalfEven1((100 * passed) / count);
@@ -32,7 +25,7 @@ export function formatPercent(passed: number, count: number): string {
 
 /** A percentage already rounded to one decimal as {@link formatPercent} writes it; "—" for null. */
 export function formatPercentValue(pct: number | null): string {
-  return pct === null ? NO_RESULTS : `${pct.toFixed(1)}%`;
+  return pct === null ? '—' : `${pct.toFixed(1)}%`;
 }
 
 /** The colour band of validity's UI: ≥ 75 green, ≥ 50 yellow, ≥ 25 orange, else red; `none` without results. */

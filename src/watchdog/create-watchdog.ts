@@ -6,19 +6,12 @@ export interface WatchdogOptions {
   store: Pick<Store, 'lastReportReceivedAt' | 'getWatchdogState' | 'transitionWatchdog' | 'getCatchUpState'>;
   clock: Clock;
   logger: Logger;
-  /** An alert was queued in the outbox (wakes the worker). */
   onQueued?: (id: number) => void;
-  /** The sources watched, each with its own state and its own reports. */
-  sources: WatchedSource[];
-}
-
-interface WatchedSource {
-  /** EXPECT_REPORT_EVERY: the longest silence before the recipients are told. */
-  expectEveryMs: number;
-  /** The named NetBox source; absent: the default source. */
-  source?: string;
-  /** The source's catch-up runs: the overdue mail says whether NetBox itself has no report (it asked). */
-  catchUp?: boolean;
+  /**
+   * Each with its own state and reports. `expectEveryMs`: EXPECT_REPORT_EVERY, the longest silence before the recipients
+   * are told; `source` absent: the default source; `catchUp`: it runs, so the overdue mail says whether NetBox has no report.
+   */
+  sources: { expectEveryMs: number; source?: string; catchUp?: boolean }[];
 }
 
 export type Watchdog = ReturnType<typeof createWatchdog>;
@@ -34,7 +27,7 @@ export function createWatchdog(options: WatchdogOptions) {
   const shortestMs = Math.min(...options.sources.map((s) => s.expectEveryMs));
   const checkEveryMs = Math.min(60_000, Math.max(1_000, Math.floor(shortestMs / 10)));
 
-  async function evaluateSource(watched: WatchedSource): Promise<'overdue' | 'resumed' | undefined> {
+  async function evaluateSource(watched: WatchdogOptions['sources'][number]): Promise<'overdue' | 'resumed' | undefined> {
     const now = clock.now();
     const { source, expectEveryMs } = watched;
     const state = await store.getWatchdogState(now, source);

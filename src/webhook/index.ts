@@ -6,5 +6,5 @@ export {
   DEFAULT_SOURCE_NAME,
   type ReportDelivery,
   type ReportFields,
+  type WebhookOutcome,
 } from './parse-delivery';
-export type { WebhookOutcome } from './webhook-outcome';

@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import { z } from 'zod';
 import { COUNT_FIELDS, readCounts, type CountField, type ReportCounts } from '../report';
-import { RelayError, type ErrorIssue } from '../shared';
+import { RelayError, type ErrorCode, type ErrorIssue } from '../shared';
 import { EnvelopeSchema, ReportSchema, type Envelope, type Report } from './envelope-schema';
 
 /** A report delivery the relay will mail, parsed once at the door (nothing past the webhook reads the envelope). */
@@ -111,3 +111,13 @@ function toIssues(error: z.ZodError, prefix?: string): ErrorIssue[] {
     message: issue.message,
   }));
 }
+
+/** What happened to one webhook request, for metrics and tests (the HTTP layer reports it, metrics count it). */
+export type WebhookOutcome = (
+  | { outcome: 'queued' | 'duplicate'; id: number; reportId: number }
+  | { outcome: 'ignored'; reason: string }
+  | { outcome: 'rejected'; code: ErrorCode }
+) & {
+  /** The NetBox source whose path was posted to (one of the configured names). */
+  source: string;
+};
