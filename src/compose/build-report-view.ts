@@ -24,13 +24,12 @@ import { shareInsights, type ReportInsights } from './create-report-insights';
 /** The mail's colour scale: the worst failing severity, `ok` when nothing failed, `none` when nothing ran. */
 type Tone = 'high' | 'middle' | 'low' | 'ok' | 'none';
 
-/** Everything a template can use. Each optional section is null rather than absent: templates run in strict mode. */
+/** Each optional section is null rather than absent: templates run in strict mode. */
 export type ReportView = ReturnType<typeof buildReportView>;
 
 export interface ReportViewOptions {
-  /** NetBox's base URL; links stay relative without it. */
+  /** Links stay relative without it. */
   netboxUrl?: string;
-  /** The mail's settings (MAIL_FROM, MAIL_TIMEZONE, …; not where files live): a setting the mail shows is read from here. */
   mail: Omit<Config['mail'], 'outboxDir' | 'templatesDir'>;
   /** Given when the relay serves several NetBox sources: the mail names it. */
   sourceName?: string;
@@ -39,19 +38,15 @@ export interface ReportViewOptions {
   trend?: TrendView | null;
   chart?: ChartView | null;
   waivers?: WaiversView | null;
-  /** Built by the caller already (the failing-tests section links to them too). */
   links?: ReportLinks;
-  /**
-   * An owner group NetBox could not count: its failing results per severity. The subject says its counts are
-   * unavailable and names these, never the report's figures (which the body shows as the whole report's).
-   */
+  /** An owner group NetBox could not count: its failing results per severity, which its subject names. */
   uncountedFailed?: Record<Severity, number>;
 }
 
 const CAUGHT_UP_TEXT =
   'Fetched from NetBox by the relay: its webhook never arrived. The time above is when the run started (NetBox keeps no end time).';
 
-/** Builds the template data for one report delivery (a stored one says how it was received). Pure: same input, same view. */
+/** The template data for one report delivery (a stored one says how it was received). Pure. */
 export function buildReportView(delivery: ReportDelivery & { receivedVia?: ReceivedVia }, options: ReportViewOptions) {
   const r = delivery.report;
   const c = delivery.counts;
@@ -94,7 +89,6 @@ export function buildReportView(delivery: ReportDelivery & { receivedVia?: Recei
     netboxName: options.sourceName ?? netboxHost ?? 'NetBox',
     source: options.sourceName === undefined ? null : { name: options.sourceName },
     links: options.links ?? buildLinks(r.id, r.url, r.results_url, options.netboxUrl),
-    /** Set below, from the view's own fields. */
     defaultSubject: '',
     enrichment: options.enrichment ?? null,
     trend,
@@ -130,7 +124,7 @@ function buildRatio(name: string, passed: number, count: number, waived = 0) {
 
 type RatioView = ReturnType<typeof buildRatio>;
 
-/** The first severity (HIGH, MIDDLE, LOW) with failed results (and those of lower severities), or null. */
+/** The first severity with failed results (and the failures of lower severities), or null. */
 function buildWorst(severities: RatioView[]) {
   const index = severities.findIndex((s) => s.failed > 0);
   const worst = severities[index];
@@ -139,7 +133,7 @@ function buildWorst(severities: RatioView[]) {
   return { severity: worst.name as Severity, failed: worst.failed, tone: worst.tone, otherFailed };
 }
 
-/** The Overall line's colour: the verdict's, or the state's when there is nothing to compare. */
+/** The verdict's colour, or the state's when there is nothing to compare. */
 function toneOfOverall(overall: RatioView, verdict: VerdictView | null): Tone {
   if (!overall.hasResults) return 'none';
   if (overall.failed === 0) return 'ok';
@@ -155,11 +149,9 @@ const VERDICT_TONE: Partial<Record<VerdictView['direction'], Tone>> = { worse: '
  */
 function buildDefaultSubject(
   view: Pick<ReportView, 'report' | 'overall' | 'highFailed' | 'trend' | 'waivers' | 'source' | 'netboxHost'>,
-  /** An uncounted owner group's own failures: the subject says its counts are unavailable. */
   own: Record<Severity, number> | undefined,
 ): string {
   const { overall, highFailed, trend } = view;
-  // The source's name with several sources, else NETBOX_URL's host.
   const instance = view.source?.name ?? view.netboxHost;
   const where = ` \u2014 report ${view.report.id}${instance ? ` \u00b7 ${instance}` : ''}`;
   const v = trend?.verdict ?? null;
@@ -180,7 +172,7 @@ function buildDefaultSubject(
   return `${lead}, ${failing}${formatAccepted(accepted)}${v?.scopeChanged ? ', scope changed' : ''}${where}`;
 }
 
-/** How a mail's views are built from the insight stage's data: the relay's settings for the failing-tests section. */
+/** How a mail's views are built from the insight stage's data. */
 export interface MailViewOptions extends Pick<ReportViewOptions, 'netboxUrl' | 'mail' | 'sourceName'> {
   maxFailures: number;
   /** Whether some route has attach_csv: the CSV is built once for every route that attaches it. */
@@ -190,30 +182,57 @@ export interface MailViewOptions extends Pick<ReportViewOptions, 'netboxUrl' | '
   relayUrl?: string;
 }
 
-/** A mail's view and attachments. */
 export type MailView = ReturnType<typeof buildMailView>;
 
-/** The whole report's view and CSV, from the insight stage's data (absent without it). */
-export function buildMailView(delivery: ReportDelivery, insights: ReportInsights | undefined, options: MailViewOptions) {
-  return buildScopedView(delivery, insights, options, {
+/** Some failing results (`kept`: the report's, or an owner group's) and their trend. */
+type MailScope = Partial<Pick<ReportInsights, 'kept' | 'chart' | 'waivers'>> &
+  Pick<ReportViewOptions, 'uncountedFailed'> & { trend: Trend | null; failingKnown: boolean; csvSuffix: string };
+
+/** A mail's view and CSV over `scope`: by default the whole report's, from the insight stage's data (absent without it). */
+export function buildMailView(
+  delivery: ReportDelivery,
+  insights: ReportInsights | undefined,
+  options: MailViewOptions,
+  scope: MailScope = {
     kept: insights?.kept,
     trend: insights?.recorded?.trend ?? null,
     // NetBox gave this report's failing results (the waivers leave it a list, however short).
     failingKnown: insights?.kept.status === 'ok',
-    suffix: '',
+    csvSuffix: '',
     chart: insights?.chart,
     waivers: insights?.waivers,
-  });
+  },
+) {
+  const { kept, trend, failingKnown, csvSuffix, waivers, ...extra } = scope;
+  const links = buildLinks(delivery.report.id, delivery.report.url, delivery.report.results_url, options.netboxUrl);
+  const basePath = findNetboxBasePath(delivery.report.url);
+  const relayUrl = options.relayUrl?.replace(/\/+$/, '');
+  const sectionOptions = {
+    ...options,
+    reportId: delivery.report.id,
+    basePath,
+    failedResultsUrl: links.failedResults,
+    // Each failing result it lists carries its badge (new, or failing since): the whole report's.
+    trend: insights?.recorded?.trend ?? null,
+    waiverExpired: new Set(insights?.waivers?.outcome.waiverExpired.map((m) => pairKey(m.pair)) ?? []),
+    waiverForm: relayUrl ? { relayUrl, source: delivery.source } : undefined,
+  };
+  const csv = kept ? buildCsvAttachment(kept, sectionOptions, csvSuffix) : { attachments: [], attachment: null };
+  const enrichment = kept && buildEnrichmentView(kept, { ...sectionOptions, attachment: csv.attachment });
+  const trendOptions = { ...delivery.counts.overall, timezone: options.mail.timezone, basePath, netboxUrl: options.netboxUrl };
+  const states = insights?.recorded?.options.states;
+  const trendView = trend && buildTrendView(trend, { ...trendOptions, currentFailingKnown: failingKnown, states });
+  const waiversView = waivers && buildWaiversView(waivers.outcome, waivers.now);
+  const view = buildReportView(delivery, { ...options, ...extra, links, enrichment, trend: trendView, waivers: waiversView });
+  return { view, attachments: csv.attachments };
 }
 
 /** Names of a group's devices listed in the mail; the rest are counted. */
 const MAX_LISTED_DEVICES = 20;
 
 /**
- * The view and attachments of one owner group's mail: the failing results of its devices only, the
- * pass ratios per severity over its own devices (counted when the plan was made) and the report's
- * totals beside them, and its own trend (see shareInsights), which the subject, first line and
- * X-Compliance-Verdict read.
+ * One owner group's mail: the failing results of its devices only, the pass ratios over its own devices (counted
+ * when the plan was made) beside the report's totals, and its own trend (see shareInsights).
  */
 export function buildOwnerGroupView(
   whole: MailView,
@@ -222,15 +241,14 @@ export function buildOwnerGroupView(
   group: OwnerGroupPlan,
   options: MailViewOptions,
 ): MailView {
-  const owners = buildOwnersView(group, { overall: whole.view.overall, severities: whole.view.severities });
+  const owners = buildOwnersView(group, whole.view);
   if (group.whole) return { view: { ...whole.view, owners }, attachments: whole.attachments };
-  // With the group's counts in place of the report's, the ratios (and subject) are the group's.
   const scoped = group.counts
     ? { ...delivery, report: { ...delivery.report, device_count: owners.deviceCount }, counts: addOverall(group.counts) }
     : delivery;
-  // No chart: the series chart is the whole report's, and an owner group's own share goes without it.
+  // No chart: the series chart is the whole report's.
   const share = shareInsights(insights, group);
-  const { view, attachments } = buildScopedView(scoped, insights, options, { ...share, failingKnown: true, suffix: '-owners' });
+  const { view, attachments } = buildMailView(scoped, insights, options, { ...share, failingKnown: true, csvSuffix: '-owners' });
   return { view: { ...view, owners }, attachments };
 }
 
@@ -247,46 +265,8 @@ function buildOwnersView(group: OwnerGroupPlan, report: { overall: RatioView; se
     moreFixedDevices: Math.max(0, fixed.length - MAX_LISTED_DEVICES),
     deviceCount: group.ownedDevices ?? group.devices.length + fixed.length,
     ownRatios: !group.whole && group.counts !== null,
-    /** Why the group's own ratios are unavailable (the figures shown are the whole report's); null when counted. */
     countsMissing: group.counts === null ? (group.countsMissing ?? 'NetBox could not count its results') : null,
     owned: !group.whole && group.counts !== null && group.ownedDevices != null,
-    report,
+    report: { overall: report.overall, severities: report.severities },
   };
-}
-
-/** A mail's view and CSV over some failing results (`kept`: the report's, or an owner group's) and their trend. */
-function buildScopedView(
-  delivery: ReportDelivery,
-  insights: ReportInsights | undefined,
-  options: MailViewOptions,
-  scope: Partial<Pick<ReportInsights, 'kept' | 'chart' | 'waivers'>> &
-    Pick<ReportViewOptions, 'uncountedFailed'> & {
-      trend: Trend | null;
-      failingKnown: boolean;
-      /** Names the CSV: `-owners` for an owner group's. */
-      suffix: string;
-    },
-) {
-  const { kept, trend, failingKnown, suffix, waivers, ...extra } = scope;
-  const links = buildLinks(delivery.report.id, delivery.report.url, delivery.report.results_url, options.netboxUrl);
-  const basePath = findNetboxBasePath(delivery.report.url);
-  const relayUrl = options.relayUrl?.replace(/\/+$/, '');
-  const sectionOptions = {
-    ...options,
-    reportId: delivery.report.id,
-    basePath,
-    failedResultsUrl: links.failedResults,
-    // Each failing result it lists carries its badge (new, or failing since): the whole report's.
-    trend: insights?.recorded?.trend ?? null,
-    waiverExpired: new Set(insights?.waivers?.outcome.waiverExpired.map((m) => pairKey(m.pair)) ?? []),
-    waiverForm: relayUrl ? { relayUrl, source: delivery.source } : undefined,
-  };
-  const csv = kept ? buildCsvAttachment(kept, sectionOptions, suffix) : { attachments: [], attachment: null };
-  const enrichment = kept && buildEnrichmentView(kept, { ...sectionOptions, attachment: csv.attachment });
-  const trendOptions = { ...delivery.counts.overall, timezone: options.mail.timezone, basePath, netboxUrl: options.netboxUrl };
-  const states = insights?.recorded?.options.states;
-  const trendView = trend && buildTrendView(trend, { ...trendOptions, currentFailingKnown: failingKnown, states });
-  const waiversView = waivers && buildWaiversView(waivers.outcome, waivers.now);
-  const view = buildReportView(delivery, { ...options, ...extra, links, enrichment, trend: trendView, waivers: waiversView });
-  return { view, attachments: csv.attachments };
 }
