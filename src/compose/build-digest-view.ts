@@ -7,27 +7,21 @@ import { buildRouteRecipients } from './report-composer';
 import { buildMailChart } from './create-report-insights';
 import { buildVerdictView, count, formatAccepted, formatDeltaShort, TREND_LISTED_MAX } from './build-trend-view';
 
-/**
- * What a digest is about, gathered from the store (digest/) for its job (reports received at or after `periodStart` and
- * before `periodEnd` are in it): the view below is built from it.
- */
+/** What a digest is about, gathered from the store (digest/) for its job's period. */
 export interface DigestContent extends DigestJob {
-  /** The zone the dates are written in (the route's digest.timezone, else MAIL_TIMEZONE). */
+  /** The route's digest.timezone, else MAIL_TIMEZONE. */
   timezone: string;
-  /** Each NetBox source's series over the period. */
   sources: { source: string; series: SeriesPeriodTrend[] }[];
-  /** The series beyond the cap on sections (the least failing): one table row each, from its latest report; absent or empty: none. */
+  /** The series beyond the cap on sections (the least failing): one table row each, from its latest report. */
   otherSeries?: { source: string; series: string; reportCount: number; latest: PeriodPoint }[];
-  /** Configured NetBox sources from which no report at all arrived in the period (the watchdog's view). */
+  /** Configured NetBox sources from which no report at all arrived in the period. */
   silentSources: string[];
 }
-
-// The digest view's shape is what its builders below return: templates/README.md documents each field.
 
 /** Reports listed per series in a digest (an hourly series has 168 a week: the chart shows them all). */
 const DIGEST_REPORTS_LISTED = 10;
 
-/** The view of a digest mail: dates in the digest's zone, figures as the report mails write them. */
+/** The view of a digest mail (templates/README.md documents each field). */
 export function buildDigestView(content: DigestContent) {
   const at = (ms: number) => formatMinutes(new Date(ms).toISOString(), content.timezone);
   const sources = content.sources.map((s) => ({ name: s.source, series: s.series.map((t) => buildSeriesView(t, content.timezone)) }));
@@ -109,7 +103,7 @@ function buildSeriesView(trend: SeriesPeriodTrend, timezone: string) {
   };
 }
 
-/** The digest's one line about pairs that stopped or started failing where a side was not evaluated (or not known). */
+/** The line about pairs that stopped or started failing where a side was not evaluated (or not known). */
 function describeUnevaluated(change: Trend): string | null {
   const stopped = change.notEvaluated.length + change.undeterminedCount;
   const started = change.notEvaluatedBefore.length + change.undeterminedBeforeCount;
@@ -128,9 +122,8 @@ function describeUnevaluated(change: Trend): string | null {
 const URGENCY = ['worse', 'mixed', 'better', 'same', 'first'] as const;
 
 /**
- * `Worse: 83.3% (−7.4), 5 HIGH failing — digest weekly · 7 reports`: the verdict and the HIGH count
- * first, as a report mail's subject. Several series: the most urgent verdict, how many series share it,
- * and the HIGH failures of all of them.
+ * `Worse: 83.3% (−7.4), 5 HIGH failing — digest weekly · 7 reports`, as a report mail's subject. Several series:
+ * the most urgent verdict, how many series share it, and the HIGH failures of all of them.
  */
 function buildDigestSubject(content: DigestContent, series: ReturnType<typeof buildSeriesView>[], reportCount: number): string {
   const late = content.late ? '[late] ' : '';
@@ -148,7 +141,7 @@ function buildDigestSubject(content: DigestContent, series: ReturnType<typeof bu
   return `${late}${word}: ${sharing} of ${series.length} NetBoxes, ${failing}${tail}`;
 }
 
-/** The period's chart, as a report mail's, over its last reports: one point is not a trend, and a week of hourly reports would not fit a phone. */
+/** The period's chart over its last reports: a week of hourly reports would not fit a phone. */
 function buildChartView(points: readonly PeriodPoint[], timezone: string) {
   const listed = points.map((p) => ({ ...p, createdText: formatMinutes(p.created, timezone) }));
   const shown = points.slice(-TREND_CHART_MAX_REPORTS);
@@ -191,19 +184,12 @@ function nameSeries(series: string): string {
 /** The template set a digest route renders unless it names its own (`template`). */
 export const DIGEST_TEMPLATE_SET = 'digest';
 
-/** How a digest is mailed: its outbox record's id and key make the Message-ID, stable across retries. */
-export interface DigestMailOptions {
-  renderer: Renderer;
-  from: string;
-  delivery: Pick<DeliveryRecord, 'id' | 'dedupKey'>;
-  date: Date;
-}
-
-/**
- * A digest's mail to its route (recipients, template set and subject): the digest template set rendered with the
- * period's view, marked automatic like the report mails, and with X-Compliance-Digest naming the route for client-side filters.
- */
-export async function buildDigestMail(content: DigestContent, route: Route, options: DigestMailOptions): Promise<OutgoingMail> {
+/** A digest's mail to its route; its outbox record's id and key make the Message-ID, stable across retries. */
+export async function buildDigestMail(
+  content: DigestContent,
+  route: Route,
+  options: { renderer: Renderer; from: string; delivery: Pick<DeliveryRecord, 'id' | 'dedupKey'>; date: Date },
+): Promise<OutgoingMail> {
   const rendered = options.renderer.render(
     buildDigestView(content),
     route.template ?? DIGEST_TEMPLATE_SET,

@@ -1,15 +1,12 @@
 import { buildFailuresCsv, type Enrichment, type FailureSummary } from '../enrichment';
 import type { MailAttachment } from '../mail';
 import { buildWebUrl, SEVERITIES } from '../report';
-import { pairKey, type FailingPair, type PairBadge, type Trend } from '../trend';
+import { pairKey, type PairBadge, type Trend } from '../trend';
 import { buildWaiverFormPath } from '../waivers';
 
 // The views below are what the templates read: templates/README.md documents each field.
 
-/**
- * Failing tests a mail lists, the rest counted in "and N more" linked to NetBox: a large report's HTML stays
- * well under Gmail's 102 KB clipping size, past which the links at the end of the mail are hidden.
- */
+/** Failing tests a mail lists, the rest counted: a large report's HTML stays well under Gmail's 102 KB clipping size. */
 export const MAX_FAILING_TESTS_LISTED = 50;
 
 /** Size cap of the CSV attachment (a route's attach_csv): 5 MB passes the attachment limits of common mail servers. */
@@ -30,24 +27,21 @@ export interface EnrichmentViewOptions {
   waiverForm?: { relayUrl: string; source: string };
 }
 
-/** How the failing-tests section and its CSV are built. */
-export type SectionOptions = Omit<EnrichmentViewOptions, 'attachment'> & { attachCsv: boolean; attachMaxBytes: number };
-
-/** The section's note about the CSV attachment. */
 type AttachmentView = ReturnType<typeof buildCsvAttachment>['attachment'];
 
-/** `enrichment` in the view: what failed, from NetBox's results; when NetBox could not tell, `available` is false and the lists are empty. */
+/** When NetBox could not tell what failed, `available` is false and the lists are empty. */
 export type EnrichmentView = ReturnType<typeof buildEnrichmentView>;
 
 const TOP_DEVICES = 10;
 
-/** Builds `enrichment` for the templates. */
 export function buildEnrichmentView(enrichment: Enrichment, options: EnrichmentViewOptions) {
   const web = (pagePath: string) => buildWebUrl(options.basePath, pagePath, options.netboxUrl);
   const filtered = (filter: string) => web(`/plugins/validity/test-results/?report_id=${options.reportId}&${filter}&passed=false`);
   const summary: FailureSummary = enrichment.status === 'ok' ? enrichment.summary : { results: [], tests: [], devices: [] };
   const listed = summary.tests.slice(0, options.maxFailures);
-  const newByTest = countNewByTest(summary.results, options.trend?.badges);
+  const badges = options.trend?.badges;
+  const newByTest = new Map<string, number>();
+  for (const r of summary.results) if (badges?.get(pairKey(r))?.kind === 'new') newByTest.set(r.test, (newByTest.get(r.test) ?? 0) + 1);
   const buildTest = (test: FailureSummary['tests'][number]) => {
     const devices = test.firstResults.map((r) => ({
       name: r.device,
@@ -64,7 +58,7 @@ export function buildEnrichmentView(enrichment: Enrichment, options: EnrichmentV
       devices,
       moreDevices: test.failingDevices - test.firstResults.length,
       resultsUrl: test.testId !== null ? filtered(`test_id=${test.testId}`) : options.failedResultsUrl,
-      tagged: tagDevices(test.name, devices, options.trend?.badges, options.trend?.previous?.reportId ?? null),
+      tagged: tagDevices(test.name, devices, badges, options.trend?.previous?.reportId ?? null),
       newDevices: newByTest.get(test.name) ?? 0,
     };
   };
@@ -95,17 +89,6 @@ export function buildEnrichmentView(enrichment: Enrichment, options: EnrichmentV
       })),
     attachment: missing ? null : options.attachment,
   };
-}
-
-/** Newly failing results per test name. */
-function countNewByTest(
-  results: readonly Pick<FailingPair, 'device' | 'test'>[],
-  badges: ReadonlyMap<string, PairBadge> | undefined,
-): Map<string, number> {
-  const counts = new Map<string, number>();
-  if (!badges) return counts;
-  for (const r of results) if (badges.get(pairKey(r))?.kind === 'new') counts.set(r.test, (counts.get(r.test) ?? 0) + 1);
-  return counts;
 }
 
 /**
@@ -145,11 +128,12 @@ function describeBadge(badge: PairBadge, previousReportId: number | null): strin
   return `failing since report ${badge.sinceReportId} (${badge.atLeast ? 'at least ' : ''}${badge.reports} in a row)`;
 }
 
-/**
- * The CSV of the failing results (a route's attach_csv), as an attachment and as the section's note about it
- * (`suffix` names the file: `-owners` for one owner's devices).
- */
-export function buildCsvAttachment(enrichment: Enrichment, options: SectionOptions, suffix: string) {
+/** The CSV of the failing results (a route's attach_csv), as an attachment and as the section's note about it. */
+export function buildCsvAttachment(
+  enrichment: Enrichment,
+  options: Omit<EnrichmentViewOptions, 'attachment'> & { attachCsv: boolean; attachMaxBytes: number },
+  suffix: string,
+) {
   if (!options.attachCsv || enrichment.status !== 'ok' || enrichment.summary.results.length === 0)
     return { attachments: [] as MailAttachment[], attachment: null };
   const csv = buildFailuresCsv(enrichment.summary.results, {

@@ -1,15 +1,14 @@
 import { buildWebUrl, formatDateTime, formatPercent, formatPercentValue } from '../report';
-import { signOf, type FailingPair, type PairStates, type TestPairsGroup, type Trend, type TrendDelta, type Verdict } from '../trend';
+import { signOf, type FailingPair, type PairStates, type TestPairsGroup, type Trend, type TrendDelta } from '../trend';
 
 // The views below are what the templates read: templates/README.md documents each field.
 
 /** Newly failing / fixed / still failing pairs (or tests, when grouped) a mail lists, at most; the rest is a count. */
 export const TREND_LISTED_MAX = 20;
 
-/** How many of a list's items are past {@link TREND_LISTED_MAX}. */
 const countUnlisted = (list: readonly unknown[]): number => Math.max(0, list.length - TREND_LISTED_MAX);
 
-/** Devices named per test in a grouped list; the rest is a count ("the first few devices"). */
+/** Devices named per test in a grouped list; the rest is a count. */
 const GROUP_DEVICES_SHOWN = 3;
 
 /** Devices (or deleted tests) named in an evaluation line; the rest is a count. */
@@ -19,7 +18,6 @@ export interface TrendViewOptions {
   timezone: string;
   basePath: string;
   netboxUrl?: string;
-  /** Else the note says why pairs are not compared. */
   currentFailingKnown: boolean;
   /** This report's (or owner group's) counts: the verdict line's percentage. */
   passed: number;
@@ -30,7 +28,6 @@ export interface TrendViewOptions {
 /** `trend` in the view: the change against the previous report of the same NetBox (by creation time). */
 export type TrendView = ReturnType<typeof buildTrendView>;
 
-/** Builds `trend` for the templates. */
 export function buildTrendView(trend: Trend, options: TrendViewOptions) {
   const previous = trend.previous;
   const when = (iso: string) => formatDateTime(iso, options.timezone);
@@ -47,8 +44,7 @@ export function buildTrendView(trend: Trend, options: TrendViewOptions) {
     verdict: buildVerdictView(trend, formatPercent(options.passed, options.count)),
     devicesOnly: trend.devicesOnly,
     first: previous === null,
-    firstText:
-      previous === null ? 'This is the first report the relay has seen from this NetBox: there is nothing to compare with yet.' : null,
+    firstText: previous === null ? FIRST_TEXT : null,
     previous: previous
       ? {
           reportId: previous.reportId,
@@ -91,7 +87,6 @@ export function buildTrendView(trend: Trend, options: TrendViewOptions) {
   };
 }
 
-/** One grouped test as the templates print it. */
 function buildTestGroupView(group: TestPairsGroup) {
   return {
     test: group.test,
@@ -112,34 +107,38 @@ function buildTestGroupView(group: TestPairsGroup) {
  */
 export type VerdictView = ReturnType<typeof buildVerdictView>;
 
-const WORDS: Record<Verdict, string> = { first: 'First', better: 'Better', worse: 'Worse', mixed: 'Mixed', same: 'Same' };
+const FIRST_TEXT = 'This is the first report the relay has seen from this NetBox: there is nothing to compare with yet.';
 
 /** The verdict line of a report (or an owner group, or a digest's series) against its previous report. */
 export function buildVerdictView(trend: Trend, percentText: string) {
   const { verdict, scopeChanged, previous, overall } = trend;
-  const base = { direction: verdict, word: WORDS[verdict], scopeChanged };
+  const base = { direction: verdict, word: `${verdict.charAt(0).toUpperCase()}${verdict.slice(1)}`, scopeChanged };
   if (!previous || !overall) {
     return {
       ...base,
       previousReportId: null as number | null,
-      text: `${percentText} passed. This is the first report the relay has seen from this NetBox: there is nothing to compare with yet.`,
+      text: `${percentText} passed. ${FIRST_TEXT}`,
       scopeText: null as string | null,
     };
   }
   const id = previous.reportId;
   const lead = { first: '', worse: 'Worse than', better: 'Better than', mixed: 'Mixed against', same: 'Same as' }[verdict];
-  const was = overall.previousPercent === null ? '' : `, was ${formatPercentValue(overall.previousPercent)}`;
+  const was = (percent: number | null) => (percent === null ? '' : `, was ${formatPercentValue(percent)}`);
   const high = trend.severities.find((d) => d.name === 'HIGH');
   // HIGH results newly failing, over every newly failing test (not only those the mail lists).
   const newHigh = trend.newlyFailingTests.filter((t) => t.severity === 'HIGH').reduce((n, t) => n + t.devices.length, 0);
-  const highClause = high && (high.direction !== 'same' || newHigh > 0) ? `; ${describeHigh(high, trend.devicesOnly, newHigh)}` : '';
+  const highFigures = trend.devicesOnly
+    ? `${high?.failed} failing, was ${high?.previousFailed}`
+    : `${formatPercentValue(high?.percent ?? null)}${was(high?.previousPercent ?? null)}`;
+  const highClause =
+    high && (high.direction !== 'same' || newHigh > 0) ? `; HIGH ${highFigures}${newHigh > 0 ? `, ${newHigh} newly failing` : ''}` : '';
   // The deltas are validity's figures: when accepted exceptions are why they moved, the line says so.
   const waived = trend.leftOut.HIGH + trend.leftOut.MIDDLE + trend.leftOut.LOW;
   const waivedClause = waived > 0 ? ` The verdict leaves out ${count(waived, 'accepted exception')}.` : '';
   // An owner group's share: the previous report's ratios over its devices are unknown, its failing results are not.
   const figures = trend.devicesOnly
     ? ` on these devices: ${overall.failed} failing, was ${overall.previousFailed}`
-    : `: ${percentText} passed${was} (${overall.deltaPointsText}, ${overall.deltaFailedText})`;
+    : `: ${percentText} passed${was(overall.previousPercent)} (${overall.deltaPointsText}, ${overall.deltaFailedText})`;
   return {
     ...base,
     previousReportId: id as number | null,
@@ -150,20 +149,13 @@ export function buildVerdictView(trend: Trend, percentText: string) {
   };
 }
 
-function describeHigh(high: TrendDelta, devicesOnly: boolean, newly: number): string {
-  const newlyText = newly > 0 ? `, ${newly} newly failing` : '';
-  if (devicesOnly) return `HIGH ${high.failed} failing, was ${high.previousFailed}${newlyText}`;
-  const was = high.previousPercent === null ? '' : `, was ${formatPercentValue(high.previousPercent)}`;
-  return `HIGH ${formatPercentValue(high.percent)}${was}${newlyText}`;
-}
-
-/** "(−7.4)", "(+2.0)", "(±0.0)": the overall change in points, for the subject. */
+/** " (−7.4)", " (±0.0)": the overall change in points, for the subject. */
 export function formatDeltaShort(overall: TrendDelta | null): string {
   if (!overall || overall.deltaPoints === null) return '';
   return ` (${signOf(overall.deltaPoints)}${Math.abs(overall.deltaPoints).toFixed(1)})`;
 }
 
-/** ", 2 accepted": the failing results that are accepted exceptions, counted apart in a subject; "" when none. */
+/** ", 2 accepted" in a subject; "" when none. */
 export function formatAccepted(accepted: number): string {
   return accepted > 0 ? `, ${accepted} accepted` : '';
 }
@@ -224,7 +216,6 @@ function describePairs(pairs: readonly FailingPair[], deletedTests: ReadonlySet<
   return more > 0 ? `${shown.join(', ')} and ${more} more` : shown.join(', ');
 }
 
-/** "1 result", "3 results". */
 export function count(n: number, noun: string): string {
   return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }

@@ -9,7 +9,6 @@ import {
   type FailingPair,
   type PairStates,
   type ReportCursor,
-  type ReportHistory,
   type ReportSnapshot,
 } from '../trend';
 import { parseDelivery, type ReportDelivery } from '../webhook';
@@ -20,15 +19,11 @@ import { buildNoticeView, NOTICE_TEMPLATE_SET, type NoticeJob } from './build-no
 import fs from 'node:fs';
 import path from 'node:path';
 import { findPackageRoot } from '../shared';
-import type { Route } from '../routing';
 
 /** What the sample mails need: the mail settings, and the default source's NetBox for their links. */
 export type SampleSettings = { mail: ReportViewOptions['mail']; netbox: Pick<SourceConfig['netbox'], 'url'> };
 
-/**
- * The delivery recorded in validity's documentation (NetBox ≤ 3.6 era): report 29, 5 of 8 MIDDLE results passed,
- * as the package ships it in examples/. Used to check templates at boot and by `send-test`.
- */
+/** The delivery recorded in validity's documentation (report 29, 5 of 8 MIDDLE results passed), shipped in examples/. */
 export function readSampleBody(root = findPackageRoot()): Buffer {
   const file = path.join(root, 'examples', 'delivery-netbox-3.6.json');
   try {
@@ -41,7 +36,6 @@ export function readSampleBody(root = findPackageRoot()): Buffer {
   }
 }
 
-/** The sample delivery, parsed (used to check templates at boot, and by `send-test`). */
 export function readSampleDelivery(): ReportDelivery {
   const parsed = parseDelivery(readSampleBody());
   if (parsed.kind !== 'report') throw new Error('the built-in sample is not a report');
@@ -63,7 +57,7 @@ const SAMPLE_FAILURES: FailingPair[] = [
 /** The ntp-servers failures of report 28 that are gone from the sample. */
 const SAMPLE_GONE = ['sw-edge-2', 'sw-edge-3', 'sw-edge-4'].map((device) => ({ device, test: 'ntp-servers', severity: 'MIDDLE' as const }));
 
-/** NetBox's answer on the changed pairs: the first gone one passed (fixed), the second has no result, the third could not be told. */
+/** The first gone pair passed (fixed), the second has no result, the third could not be told. */
 const SAMPLE_STATES: PairStates = {
   now: new Map([
     [pairKey(SAMPLE_GONE[0]), true],
@@ -90,26 +84,39 @@ const SAMPLE_WAIVERS = [
   sampleWaiver('7', 'telnet-disabled', 'sw-lab-1', '2023-04-15', 'alice', 'Lab switch, retired soon'),
 ];
 
-/** The sample CSV's cap: its header and first 2 failing results. */
-const SAMPLE_CSV_MAX_BYTES = 300;
-
 /**
- * The sample report as the relay mails it when NetBox answered (failing tests, devices, a CSV note, waivers and a trend with a
- * newly failing, a fixed, a not evaluated, an undetermined and a still-failing pair), one whose details are missing (both
- * through the relay's own insight stage, on a history of two earlier reports), and the plain one a relay without that stage
- * mails. Rendered at boot so that a template whose enrichment or trend sections are broken stops the start.
+ * The sample report as mailed when NetBox answered (failing tests, devices, a CSV note, waivers and a trend with a newly
+ * failing, a fixed, a not evaluated, an undetermined and a still-failing pair), when its details are missing, and
+ * without the insight stage: every branch of the report templates.
  */
 export async function sampleInsightViews(config: SampleSettings): Promise<ReportView[]> {
   const delivery = readSampleDelivery();
-  const insights = (history: ReportSnapshot[], failures: FailingPair[] | null) =>
-    createReportInsights({
+  // A history (newest first) that keeps nothing: the sample's trend is computed, never recorded.
+  const insights = (reports: ReportSnapshot[], failures: FailingPair[] | null) => {
+    const before = (cursor: ReportCursor) => reports.filter((r) => r.createdMs < cursor.createdMs);
+    return createReportInsights({
       budgetMs: 0,
       clock: { now: () => Date.parse(delivery.report.created) },
-      history: createSampleHistory(history),
+      history: {
+        findReportBefore: async (_series, cursor) => before(cursor)[0],
+        listReportsBefore: async (_series, cursor, limit) => before(cursor).slice(0, limit).reverse(),
+        saveReport: async () => undefined,
+        findReport: async () => undefined,
+      },
       stored: async () => ({ failing: failures, states: SAMPLE_STATES }),
       waivers: async () => SAMPLE_WAIVERS,
     })(delivery);
-  const enriched = await insights(buildSampleHistory(delivery), SAMPLE_FAILURES);
+  };
+  // Its series before it: report 28 (three more ntp-servers failures, gone since) and report 27.
+  const snapshot = (id: number, created: string, failing: FailingPair[]) => ({
+    ...buildReportSnapshot(delivery, 'sample|', failing),
+    ...identify(id, created),
+  });
+  const stillFailing = SAMPLE_FAILURES.slice(1, 4);
+  const enriched = await insights(
+    [snapshot(28, '2023-04-11T19:36:33Z', [...stillFailing, ...SAMPLE_GONE]), snapshot(27, '2023-04-10T19:36:33Z', stillFailing)],
+    SAMPLE_FAILURES,
+  );
   // The first report of its series, NetBox out of reach.
   const missing: ReportInsights = {
     ...(await insights([], null)),
@@ -120,34 +127,13 @@ export async function sampleInsightViews(config: SampleSettings): Promise<Report
     netboxUrl: config.netbox.url,
     maxFailures: 1,
     attachCsv: true,
-    attachMaxBytes: SAMPLE_CSV_MAX_BYTES,
+    // The CSV's header and first 2 failing results.
+    attachMaxBytes: 300,
     relayUrl: 'https://relay.example.com',
   };
   return [enriched, missing, undefined].map((insights) => buildMailView(delivery, insights, options).view);
 }
 
-/** The sample's series before it, newest first: report 28 (three more ntp-servers failures, gone since) and report 27. */
-function buildSampleHistory(delivery: ReportDelivery): ReportSnapshot[] {
-  const snapshot = (id: number, created: string, failing: FailingPair[]) => ({
-    ...buildReportSnapshot(delivery, 'sample|', failing),
-    ...identify(id, created),
-  });
-  const stillFailing = SAMPLE_FAILURES.slice(1, 4);
-  return [snapshot(28, '2023-04-11T19:36:33Z', [...stillFailing, ...SAMPLE_GONE]), snapshot(27, '2023-04-10T19:36:33Z', stillFailing)];
-}
-
-/** A history of `reports` (newest first) that keeps nothing (none arrived late): the sample's trend is computed, never recorded. */
-function createSampleHistory(reports: ReportSnapshot[]): ReportHistory {
-  const before = (cursor: ReportCursor) => reports.filter((r) => r.createdMs < cursor.createdMs);
-  return {
-    findReportBefore: async (_series, cursor) => before(cursor)[0],
-    listReportsBefore: async (_series, cursor, limit) => before(cursor).slice(0, limit).reverse(),
-    saveReport: async () => undefined,
-    findReport: async () => undefined,
-  };
-}
-
-/** A sample report's identity: report `reportId`, created at `created`. */
 function identify(reportId: number, created: string): Pick<ReportSnapshot, 'reportId' | 'dedupKey' | 'created' | 'createdMs'> {
   return { reportId, dedupKey: `${reportId}@${created}`, created, createdMs: Date.parse(created) };
 }
@@ -169,11 +155,7 @@ function sampleReport(reportId: number, hours: number, passed: number, failing: 
   };
 }
 
-/**
- * Sample digests that reach every branch of a digest template (several reports with newly failing,
- * fixed and worst devices; a silent source; a late period with no report at all), rendered at boot
- * so a broken digest template stops the start, as a broken report template does.
- */
+/** Sample digests that reach every branch of a digest template: several reports, a silent source, a late empty period. */
 export function sampleDigestContents(timezone: string): DigestContent[] {
   const a: FailingPair = { device: 'sw-core-01', test: 'ntp-servers', severity: 'HIGH' };
   const b: FailingPair = { device: 'sw-edge-07', test: 'banner', severity: 'LOW' };
@@ -198,10 +180,7 @@ export function sampleDigestContents(timezone: string): DigestContent[] {
   ];
 }
 
-/**
- * A named source overdue, and a catch-up's notice of a report not mailed (a line with its link), deleted ones and a
- * refused one: every field and branch of the notices' view (its three kinds share one shape).
- */
+/** A named source overdue, and a catch-up's notice with a report not mailed, deleted ones and a refused one. */
 const SAMPLE_NOTICES: NoticeJob[] = [
   { kind: 'watchdog', alert: { kind: 'overdue', source: 'lab', silentSince: START_MS, expectEveryMs: 24 * HOUR_MS, detectedAt: START_MS } },
   {
@@ -218,12 +197,10 @@ const SAMPLE_NOTICES: NoticeJob[] = [
 ];
 
 /**
- * Renders the sample report with every template set and with every route's set and subject, so a
- * missing set, a syntax error or an unknown variable (templates are strict) fails at boot with the
- * file and line, not at the first delivery. Rejects with {@link TemplateError}.
+ * Renders the samples with every template set and with every route's set and subject, so a missing set, a syntax
+ * error or an unknown variable (templates are strict) fails at boot with the file and line. Rejects with {@link TemplateError}.
  */
 export async function verifyRouteTemplates(renderer: Renderer, config: SampleSettings & Pick<Config, 'routing'>): Promise<void> {
-  // The samples with enrichment and trend sections filled, and the plain one (every branch of the templates).
   const views = await sampleInsightViews(config);
   const digestViews = sampleDigestContents(config.mail.timezone).map(buildDigestView);
   const onRoute = (name: string) => views.map((view) => ({ ...view, route: { name, reminder: false, reason: 'sample' } }));
@@ -236,7 +213,11 @@ export async function verifyRouteTemplates(renderer: Renderer, config: SampleSet
   for (const route of config.routing.routes) {
     const set = route.digest ? (route.template ?? DIGEST_TEMPLATE_SET) : route.template;
     if (set !== undefined && !renderer.sets.includes(set)) {
-      throw new TemplateError(path.join(renderer.dir, set), new Error(describeMissingSet(route, set, renderer.sets)));
+      const found = renderer.sets.join(', ');
+      const reason = route.digest
+        ? `digest route ${route.name} needs the template set "${set}" (subject.hbs, html.hbs, text.hbs); copy templates/${DIGEST_TEMPLATE_SET} from the shipped templates into your TEMPLATES_DIR (found: ${found})`
+        : `route ${route.name} uses template set "${set}", which is not a folder with subject.hbs, html.hbs and text.hbs (found: ${found})`;
+      throw new TemplateError(path.join(renderer.dir, set), new Error(reason));
     }
     // Its set's own subject with the views that set was just rendered with (the implicit default route's case): checked above.
     if (route.subject === undefined && (route.digest !== undefined) === (set === DIGEST_TEMPLATE_SET)) continue;
@@ -250,10 +231,4 @@ export async function verifyRouteTemplates(renderer: Renderer, config: SampleSet
       throw error;
     }
   }
-}
-
-function describeMissingSet(route: Route, set: string, found: readonly string[]): string {
-  return route.digest
-    ? `digest route ${route.name} needs the template set "${set}" (subject.hbs, html.hbs, text.hbs); copy templates/${DIGEST_TEMPLATE_SET} from the shipped templates into your TEMPLATES_DIR (found: ${found.join(', ')})`
-    : `route ${route.name} uses template set "${set}", which is not a folder with subject.hbs, html.hbs and text.hbs (found: ${found.join(', ')})`;
 }

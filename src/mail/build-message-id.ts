@@ -17,11 +17,10 @@ export function buildMessageId(options: {
     .update(options.route ?? '')
     .digest('hex')
     .slice(0, 16);
-  const domain = domainOf(options.from);
-  const route = options.route ? `.${options.route.replace(/[^A-Za-z0-9-]/g, '-')}` : '';
+  const route = options.route ? `.${slug(options.route)}` : '';
   // A digest (reportId null) is about no one report: `digest.` rather than a `report-0.` that reads as one.
   const subject = options.reportId === null ? 'digest' : `report-${options.reportId}`;
-  return `<${subject}.d${options.deliveryId}${route}.${hash}@${domain}>`;
+  return `<${subject}.d${options.deliveryId}${route}.${hash}@${domainOf(options.from)}>`;
 }
 
 /**
@@ -30,11 +29,12 @@ export function buildMessageId(options: {
  * the same subject, which reports of different runs do not have).
  */
 export function buildThreadId(options: { from: string; route: string; source?: string }): string {
-  const domain = domainOf(options.from);
   // One thread per source and route; the default source keeps the thread it had before sources existed.
-  const source = options.source ? `.${options.source.replace(/[^A-Za-z0-9-]/g, '-')}` : '';
-  return `<compliance-thread.${options.route.replace(/[^A-Za-z0-9-]/g, '-')}${source}@${domain}>`;
+  const source = options.source ? `.${slug(options.source)}` : '';
+  return `<compliance-thread.${slug(options.route)}${source}@${domainOf(options.from)}>`;
 }
+
+const slug = (name: string) => name.replace(/[^A-Za-z0-9-]/g, '-');
 
 function domainOf(from: string): string {
   return /@([^>\s]+)>?\s*$/.exec(from)?.[1] ?? 'compliance-relay.invalid';

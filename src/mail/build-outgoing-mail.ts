@@ -16,32 +16,25 @@ export interface Recipients {
   replyTo?: string;
 }
 
-/** What a mail says (its rendered parts) and to whom: composing knows nothing of how a mail is encoded or sent. */
+/** What a mail says and to whom: composing knows nothing of how a mail is encoded or sent. */
 export interface MailInput extends Recipients, RenderedMail {
   from: string;
   /** With its angle brackets (see buildMessageId). */
   messageId: string;
-  /** From the injected clock, so a test (or a retry) is reproducible. */
   date: Date;
-  /**
-   * A stable thread root (see buildThreadId): set as In-Reply-To and References, so that successive
-   * reports of one route stack in one conversation.
-   */
+  /** Set as In-Reply-To and References (see buildThreadId). */
   threadId?: string;
   /** Extra headers for client-side filters (X-Compliance-*); CR and LF in their values become spaces. */
   headers?: Record<string, string>;
   attachments?: MailAttachment[];
 }
 
-/** A finished mail: its bytes built once, the envelope they go to, and what the relay keeps of it. */
 export type OutgoingMail = Awaited<ReturnType<typeof buildOutgoingMail>>;
 
 /**
- * Builds a mail's bytes once, with nodemailer's documented MailComposer (what its SMTP transport would
- * build), and the SMTP envelope (To, Cc and Bcc; no Bcc header is written): multipart/alternative (text
- * then HTML), marked as automatic so that auto-responders and Exchange stay quiet (RFC 3834
- * Auto-Submitted; X-Auto-Response-Suppress). The notifier sends exactly these bytes and the relay stores
- * them, so what the dashboard shows is exactly what the server accepted.
+ * Builds a mail's bytes once, with nodemailer's MailComposer (what its SMTP transport would build), and the SMTP
+ * envelope (no Bcc header is written), marked as automatic so that auto-responders and Exchange stay quiet (RFC 3834
+ * Auto-Submitted; X-Auto-Response-Suppress). The relay sends and stores exactly these bytes.
  */
 export async function buildOutgoingMail(input: MailInput) {
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy on purpose: `--help` and `check-config` never build a mail
@@ -59,7 +52,12 @@ export async function buildOutgoingMail(input: MailInput) {
     inReplyTo: input.threadId,
     references: input.threadId ? [input.threadId] : undefined,
     date: input.date,
-    headers: { 'Auto-Submitted': 'auto-generated', 'X-Auto-Response-Suppress': 'All', ...sanitizeHeaders(input.headers ?? {}) },
+    headers: {
+      'Auto-Submitted': 'auto-generated',
+      'X-Auto-Response-Suppress': 'All',
+      // A report field must not be able to add a header.
+      ...Object.fromEntries(Object.entries(input.headers ?? {}).map(([k, v]) => [k, String(v).replace(/[\r\n]+/g, ' ')])),
+    },
     attachments: input.attachments?.length ? input.attachments : undefined,
     // The relay's parts are markup and mostly ASCII words, for which nodemailer's own detection (a count of
     // every letter of every part) picks quoted-printable anyway: saying so skips that count.
@@ -81,9 +79,4 @@ export async function buildOutgoingMail(input: MailInput) {
     text: input.text,
     html: input.html,
   };
-}
-
-/** Header values never carry CR/LF: a report field must not be able to add a header. */
-function sanitizeHeaders(headers: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, String(v).replace(/[\r\n]+/g, ' ')]));
 }

@@ -12,7 +12,6 @@ export interface InlinedHtmlTemplates {
   partials: Map<string, string>;
 }
 
-/** What inlining needs of Handlebars: its parser (to find the partial calls). */
 type HandlebarsParser = Pick<typeof HandlebarsNamespace, 'parse'>;
 
 /**
@@ -28,11 +27,8 @@ export const JUICE_OPTIONS = {
   applyHeightAttributes: false,
 } as const;
 
-interface PartialCall {
-  name: string;
-  /** The call as written, e.g. `{{> ratio-row overall}}`. */
-  call: string;
-}
+/** `call` as written, e.g. `{{> ratio-row overall}}`. */
+type PartialCall = { name: string; call: string };
 
 /**
  * Inlines the CSS of a set's `html.hbs` into its own markup and into the partials it calls, once, when the
@@ -53,10 +49,7 @@ export function inlineTemplateCss(hbs: HandlebarsParser, html: string, partials:
 const beginMarker = (id: number) => `{{!relay-inline-partial ${id}}}`;
 const endMarker = (id: number) => `{{!/relay-inline-partial ${id}}}`;
 
-/**
- * Replaces each `{{> name …}}` of `source` by the partial's own source (recursively), between two
- * Handlebars comments that name the call, so juice styles the page as it will be rendered.
- */
+/** Replaces each `{{> name …}}` of `source` by the partial's own source (recursively), between two marking comments. */
 function splicePartials(
   hbs: HandlebarsParser,
   source: string,
@@ -100,10 +93,7 @@ function findPartialCalls(ast: unknown): { name: string; loc?: { start: Location
   return found;
 }
 
-/**
- * Undoes {@link splicePartials} on juice's output: each spliced partial, innermost first, becomes a
- * partial source again and its call is put back. Identical copies of a partial share its name.
- */
+/** Undoes {@link splicePartials} on juice's output; identical copies of a partial share its name. */
 function cutPartials(inlined: string, calls: readonly PartialCall[]): InlinedHtmlTemplates {
   const partials = new Map<string, string>();
   let html = inlined;

@@ -5,10 +5,7 @@ import { findPackageRoot, neutralizeView } from '../shared';
 import { formatCompiledTemplatesFile, hashInlineInput, hashTemplateInput, readCompiledTemplatesFile } from './compiled-templates-file';
 import { inlineTemplateCss, type InlinedHtmlTemplates } from './inline-template-css';
 
-/** Renders a template set (`<dir>/<set>/{subject,html,text}.hbs`) with a view. */
 export type Renderer = ReturnType<typeof loadRenderer>;
-
-/** The three parts of one mail, rendered. */
 export type RenderedMail = ReturnType<Renderer['render']>;
 
 /** A template that fails to load or render; says which file and, when Handlebars knows, which line. */
@@ -25,7 +22,6 @@ export class TemplateError extends Error {
   }
 }
 
-/** The templates shipped with the package. */
 export function defaultTemplatesDir(): string {
   return path.join(findPackageRoot(), 'templates');
 }
@@ -34,9 +30,6 @@ const DEFAULT_TEMPLATE_SET = 'report';
 type Part = 'subject' | 'html' | 'text';
 type Hbs = typeof HandlebarsNamespace;
 type Template = HandlebarsNamespace.TemplateDelegate;
-
-/** One set, compiled: each part with its file (for errors) and the partials it renders with. */
-type CompiledSet = Record<Part, { file: string; fn: Template; partials: Record<string, Template> }>;
 
 /** How the relay compiles templates: strict (a missing variable throws); the HTML escapes, text and subject do not. */
 type CompileOptions = { strict: true; noEscape?: true };
@@ -50,10 +43,9 @@ const loadHandlebarsCompiler = () => require('handlebars') as Hbs;
 /* eslint-enable @typescript-eslint/no-require-imports */
 
 /**
- * Loads and compiles every template once, at boot, in strict mode (a missing variable throws instead of printing
- * nothing), so a syntax error fails the start, not the first delivery. The HTML's CSS is inlined here, once per
- * set, so a render is only Handlebars. A source unchanged from the shipped templates takes its inlined and compiled
- * forms from the package (unless `compiledAhead` is false): the same function Handlebars would make, without compiling it.
+ * Loads and compiles every template once, at boot, in strict mode (a missing variable throws), so a syntax error
+ * fails the start, not the first delivery; the HTML's CSS is inlined here, once per set. A source unchanged from the
+ * shipped templates takes its inlined and compiled forms from the package (unless `compiledAhead` is false).
  */
 export function loadRenderer(dir = defaultTemplatesDir(), options: { compiledAhead?: boolean } = {}) {
   const shipped = defaultTemplatesDir();
@@ -69,15 +61,12 @@ export function loadRenderer(dir = defaultTemplatesDir(), options: { compiledAhe
 
   return {
     dir,
-    /** Template sets found in the directory (`report` is always there). */
     sets: sets as readonly string[],
     /** `renderOptions.subject`: a Handlebars template (a route's `subject`) used instead of the set's subject.hbs. */
     render(untrusted: object, templateSet = DEFAULT_TEMPLATE_SET, renderOptions: { subject?: string } = {}) {
       const set = compiled.get(templateSet);
       if (!set) throw new TemplateError(path.join(dir, templateSet), new Error(`no template set "${templateSet}"`));
-      // Bidi overrides and control characters from NetBox's names are made visible in the view, before
-      // any template (shipped or a user's) or helper sees it, so none can let one through; the
-      // templates' own text is the operator's.
+      // Bidi overrides and control characters from NetBox's names are made visible before any template or helper sees them.
       const view = neutralizeView(untrusted);
       const run = (part: Part) => inFile(set[part].file, () => set[part].fn(view, { partials: set[part].partials }));
       const runSubject = () => {
@@ -142,10 +131,7 @@ function loadTemplates(dir: string, ahead = { specs: new Map<string, string>(), 
   return { sets, compiled, textPartials, compile, ahead };
 }
 
-/**
- * Compiles templates for `hbs` (a runtime instance: helpers are registered on it), taking each from `specs` when
- * its source and options are there, else precompiling it with Handlebars and adding it (how the shipped file is made).
- */
+/** Compiles templates for `hbs`, taking each from `specs` when there, else precompiling it and adding it to `specs`. */
 function createTemplateCompiler(hbs: Hbs, specs: Map<string, string>) {
   const precompile = (source: string, options: CompileOptions): string => {
     const key = hashTemplateInput(hbs.VERSION, source, options);
@@ -163,8 +149,7 @@ function createTemplateCompiler(hbs: Hbs, specs: Map<string, string>) {
 }
 
 /**
- * Turns a precompiled spec into a template of `hbs`, as Handlebars documents for precompiled templates
- * and as `compile` does inside: same options, same function, but a syntax error thrown at load
+ * Turns a precompiled spec into a template of `hbs`, as `compile` does inside, but a syntax error thrown at load
  * (`hbs.compile` is lazy) and the source compiled once.
  */
 function evaluateSpec(hbs: Hbs, code: string, options: CompileOptions): Template {
@@ -175,15 +160,11 @@ function evaluateSpec(hbs: Hbs, code: string, options: CompileOptions): Template
   return hbs.template(spec) as Template;
 }
 
-/**
- * The content of the compiled-templates file for the templates in `dir` (`npm run build` writes the shipped one; a
- * test checks it): every set's HTML inlined and every template the relay compiles when it loads them.
- */
+/** The compiled-templates file for the templates in `dir` (`npm run build` writes the shipped one). */
 export function buildCompiledTemplatesFile(dir: string): string {
   return formatCompiledTemplatesFile(loadTemplates(dir).ahead);
 }
 
-/** The sources of `partials/*.hbs` (if the folder exists), by file name. */
 function readPartials(partialsDir: string): Map<string, string> {
   if (!fs.existsSync(partialsDir)) return new Map();
   const files = fs
@@ -193,7 +174,6 @@ function readPartials(partialsDir: string): Map<string, string> {
   return new Map(files.map((file) => [path.basename(file, '.hbs'), fs.readFileSync(path.join(partialsDir, file), 'utf8')]));
 }
 
-/** The folders of `dir` holding an `html.hbs`; the default set must be one of them. */
 function findTemplateSets(dir: string): string[] {
   let entries: fs.Dirent[];
   try {
@@ -220,10 +200,7 @@ function findTemplateSets(dir: string): string[] {
   return sets;
 }
 
-/**
- * Compiles one set. The HTML's CSS is inlined into it and into the partials it calls, which the HTML
- * then renders with (its own copies: another set's CSS may style the same partial differently).
- */
+/** Compiles one set; the HTML renders with its own CSS-inlined copies of the partials (another set's CSS may differ). */
 function compileSet(
   setDir: string,
   loaded: {
@@ -232,7 +209,7 @@ function compileSet(
     inlined: Map<string, InlinedHtmlTemplates>;
   },
   compile: Compile,
-): CompiledSet {
+): Record<Part, { file: string; fn: Template; partials: Record<string, Template> }> {
   const load = (part: Part) => {
     const file = path.join(setDir, `${part}.hbs`);
     return inFile(file, () => {
@@ -257,7 +234,7 @@ function compileSet(
  */
 const WRITTEN_ANCHOR = /^(\s*)<a\b((?:[^>"']|"[^"]*"|'[^']*')*)>((?:(?!<\/a>)[\s\S])*)<\/a>(\s*)$/i;
 
-/** Registers the helpers templates may use (templates/README.md lists them) on a Handlebars instance. */
+/** The helpers templates may use (templates/README.md lists them). */
 export function registerTemplateHelpers(hbs: Hbs): void {
   // Template values are strings and numbers; anything else shows as nothing rather than "[object Object]".
   const text = (value: unknown): string =>
@@ -268,7 +245,7 @@ export function registerTemplateHelpers(hbs: Hbs): void {
   hbs.registerHelper('lower', (s: unknown) => text(s).toLowerCase());
   hbs.registerHelper('pad', (value: unknown, width: number) => text(value).padEnd(typeof width === 'number' ? width : 0));
   hbs.registerHelper('padStart', (value: unknown, width: number) => text(value).padStart(typeof width === 'number' ? width : 0));
-  /** A text bar of `width` characters for a 0–100 value: ████░░░░. */
+  /** A text bar of `width` characters for a 0–100 value: ####.... */
   hbs.registerHelper('textBar', (percent: number | null, width: number) => {
     const w = typeof width === 'number' ? width : 20;
     if (percent === null || percent === undefined) return ' '.repeat(w);
@@ -280,12 +257,10 @@ export function registerTemplateHelpers(hbs: Hbs): void {
     ratio && ratio.hasResults ? `${ratio.passed}/${ratio.count}` : '—',
   );
   /**
-   * `{{#link url}}<a class="button">Open</a>{{/link}}`: the `<a>` written in the template (so its CSS
-   * was inlined at load) gets `href="url"` when `url` is http(s) (NETBOX_URL is set); otherwise the
-   * tag is dropped and its content stays as text, so a NetBox path without NETBOX_URL is never an
-   * `href` and no other scheme (`javascript:`) ever is. The older form without an `<a>` in the block,
-   * `{{#link url class="button"}}Open{{/link}}`, still writes the `<a>` itself; its style then comes
-   * only from the rules kept in `<style>`.
+   * `{{#link url}}<a class="button">Open</a>{{/link}}`: the written `<a>` (its CSS inlined at load) gets `href="url"`
+   * when `url` is http(s); otherwise the tag is dropped and its content stays as text, so a NetBox path without
+   * NETBOX_URL is never an `href` and no other scheme (`javascript:`) ever is. The older form,
+   * `{{#link url class="button"}}Open{{/link}}`, writes the `<a>` itself.
    */
   hbs.registerHelper('link', function (this: unknown, url: unknown, options: HandlebarsNamespace.HelperOptions) {
     const inner = options.fn(this);
@@ -304,9 +279,8 @@ export function registerTemplateHelpers(hbs: Hbs): void {
     return new hbs.SafeString(`<a${cls} href="${href}">${inner}</a>`);
   });
   /**
-   * `{{breakable name}}`: the value escaped, with `<wbr>` after each dot, hyphen, slash, underscore,
-   * colon and `@`, so a long FQDN, URL or test name can break there in clients that strip
-   * `overflow-wrap` and `word-break` (the Gmail apps, Outlook), instead of widening the layout.
+   * `{{breakable name}}`: the value escaped, with `<wbr>` after each `./_:@-`, so a long FQDN, URL or test name can
+   * break there in clients that strip `overflow-wrap` (the Gmail apps, Outlook), instead of widening the layout.
    */
   hbs.registerHelper(
     'breakable',
