@@ -145,25 +145,19 @@ function buildDigestSubject(content: DigestContent, series: ReturnType<typeof bu
 function buildChartView(points: readonly PeriodPoint[], timezone: string) {
   const listed = points.map((p) => ({ ...p, createdText: formatMinutes(p.created, timezone) }));
   const shown = points.slice(-TREND_CHART_MAX_REPORTS);
-  if (shown.length === 0) return { points: listed, charted: 0, sparkline: '', rangeText: '', table: null };
-  const ratio = (v: number | null) => (v === null ? null : v / 100);
-  const chart = buildMailChart(
-    shown.map((p) => ({
-      reportId: p.reportId,
-      at: p.created,
-      ratios: mapCountLines((line) => ratio(p.ratios[line])),
-    })),
-    formatPercentValue(shown[shown.length - 1].ratios.overall),
-    'the latest report',
-  );
-  return {
-    points: listed,
-    charted: shown.length,
-    sparkline: chart.sparkline,
-    rangeText: chart.rangeText,
-    table: shown.length > 1 ? chart : null,
-  };
+  const chart =
+    shown.length > 0
+      ? buildMailChart(
+          shown.map((p) => ({ reportId: p.reportId, at: p.created, ratios: mapCountLines((line) => toRatio(p.ratios[line])) })),
+          formatPercentValue(shown[shown.length - 1].ratios.overall),
+          'the latest report',
+        )
+      : null;
+  const table = shown.length > 1 ? chart : null;
+  return { points: listed, charted: shown.length, sparkline: chart?.sparkline ?? '', rangeText: chart?.rangeText ?? '', table };
 }
+
+const toRatio = (percent: number | null) => (percent === null ? null : percent / 100);
 
 /** A date and time to the minute: a digest spans days, its seconds are noise. */
 function formatMinutes(iso: string, timezone: string): string {

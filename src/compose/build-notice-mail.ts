@@ -102,34 +102,15 @@ function describeMissedReports(notice: MissedReportsNotice, timezone: string) {
 
 /** "1 day 3 hours", "5 hours 12 minutes", "40 minutes": the two largest units. */
 function formatDuration(ms: number): string {
-  const units: [string, number][] = [
-    ['day', 86_400_000],
-    ['hour', 3_600_000],
-    ['minute', 60_000],
-  ];
   const parts: string[] = [];
   let rest = Math.max(0, ms);
-  for (const [name, size] of units) {
+  for (const [name, size] of Object.entries({ day: 86_400_000, hour: 3_600_000, minute: 60_000 })) {
     const n = Math.floor(rest / size);
     rest -= n * size;
     if (n > 0 || (parts.length === 0 && name === 'minute')) parts.push(`${n} ${name}${n === 1 ? '' : 's'}`);
     if (parts.length === 2) break;
   }
   return parts.join(' ');
-}
-
-/** The catch-up listed NetBox's reports past half of the silence and found none newer: NetBox has none either. */
-function netboxHasNone(alert: WatchdogAlert): boolean {
-  return alert.netboxCheckedAt != null && alert.netboxCheckedAt >= alert.silentSince + alert.expectEveryMs / 2;
-}
-
-function describeNetboxCheck(alert: WatchdogAlert, timezone: string): string {
-  const checked = alert.netboxCheckedAt == null ? undefined : formatDateTime(new Date(alert.netboxCheckedAt).toISOString(), timezone);
-  if (netboxHasNone(alert))
-    return `NetBox had no newer report either when the relay last listed its reports, at ${checked} (catch-up): no webhook was lost, the tests did not run or did not succeed. Check:`;
-  if (alert.netboxCheckedAt !== undefined)
-    return `The relay has not listed NetBox's reports ${checked ? `since ${checked}` : 'yet'} (its catch-up fails: see the logs and compliance_relay_catch_up_failures_total), so it cannot tell whether NetBox has reports whose webhook was lost. Check:`;
-  return 'NetBox drops a webhook that fails without retrying it, so silence can mean a lost report. Check:';
 }
 
 function describeSilence(alert: WatchdogAlert, timezone: string) {
@@ -141,14 +122,21 @@ function describeSilence(alert: WatchdogAlert, timezone: string) {
     kind: alert.kind,
     source: alert.source,
   });
+  // The catch-up listed NetBox's reports past half of the silence and found none newer: NetBox has none either.
+  const netboxHasNone = alert.netboxCheckedAt != null && alert.netboxCheckedAt >= alert.silentSince + alert.expectEveryMs / 2;
+  const checked = alert.netboxCheckedAt == null ? undefined : formatDateTime(new Date(alert.netboxCheckedAt).toISOString(), timezone);
   if (alert.kind === 'overdue')
     return notice(`No compliance report received since ${since}`, [
       `No compliance report${from} has reached the relay since ${since} (${formatDuration(alert.detectedAt - alert.silentSince)} ago).`,
       `One is expected at least every ${formatDuration(alert.expectEveryMs)} (${alert.source ? `expect_report_every of ${alert.source} in SOURCES_FILE` : 'EXPECT_REPORT_EVERY'}).`,
       '',
-      describeNetboxCheck(alert, timezone),
+      netboxHasNone
+        ? `NetBox had no newer report either when the relay last listed its reports, at ${checked} (catch-up): no webhook was lost, the tests did not run or did not succeed. Check:`
+        : alert.netboxCheckedAt !== undefined
+          ? `The relay has not listed NetBox's reports ${checked ? `since ${checked}` : 'yet'} (its catch-up fails: see the logs and compliance_relay_catch_up_failures_total), so it cannot tell whether NetBox has reports whose webhook was lost. Check:`
+          : 'NetBox drops a webhook that fails without retrying it, so silence can mean a lost report. Check:',
       '- that the scheduled "Run Compliance Tests" still runs and succeeds in NetBox;',
-      ...(netboxHasNone(alert)
+      ...(netboxHasNone
         ? []
         : [
             '- that the webhook and its event rule exist and are enabled (compliance-relay netbox-setup --dry-run shows what differs);',

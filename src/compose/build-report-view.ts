@@ -52,13 +52,27 @@ export function buildReportView(delivery: ReportDelivery & { receivedVia?: Recei
   const c = delivery.counts;
   const waivers = options.waivers ?? null;
   const waived = waivers?.bySeverity ?? { HIGH: 0, MIDDLE: 0, LOW: 0 };
-  const severities = SEVERITIES.map((s) => buildRatio(s, c[s].passed, c[s].count, waived[s]));
-  const worst = buildWorst(severities);
+  const severities = SEVERITIES.map((s) => buildRatio(s, c[s].passed, c[s].count, waived[s], s.toLowerCase() as Tone));
+  // The first severity with failed results (and the failures of lower severities).
+  const worstIndex = severities.findIndex((s) => s.failed > 0);
+  const worstRatio = severities[worstIndex];
+  const worst = worstRatio && {
+    severity: worstRatio.name as Severity,
+    failed: worstRatio.failed,
+    tone: worstRatio.tone,
+    otherFailed: severities.slice(worstIndex + 1).reduce((n, s) => n + s.failed, 0),
+  };
   const trend = options.trend ?? null;
   const verdict = trend?.verdict ?? null;
   const accepted = waivers?.count ?? 0;
-  const overall = buildRatio('Overall', c.overall.passed, c.overall.count, accepted);
-  overall.tone = toneOfOverall(overall, verdict);
+  // The Overall line's colour is the verdict's.
+  const overall = buildRatio(
+    'Overall',
+    c.overall.passed,
+    c.overall.count,
+    accepted,
+    (verdict && VERDICT_TONE[verdict.direction]) ?? 'none',
+  );
   // What the mail lists as failing: accepted exceptions are counted apart (the ratios stay NetBox's).
   const own = options.uncountedFailed;
   const highFailed = own ? own.HIGH : c.HIGH.count - c.HIGH.passed - waived.HIGH;
@@ -82,7 +96,7 @@ export function buildReportView(delivery: ReportDelivery & { receivedVia?: Recei
     severities,
     highFailed,
     hasFailures: overall.failed > 0,
-    worst,
+    worst: worst ?? null,
     tone: worst?.tone ?? (overall.hasResults && overall.failed === 0 ? 'ok' : 'none'),
     verdict,
     netboxHost,
@@ -100,13 +114,13 @@ export function buildReportView(delivery: ReportDelivery & { receivedVia?: Recei
   return view;
 }
 
-const SEVERITY_TONE: Record<Severity, Tone> = { HIGH: 'high', MIDDLE: 'middle', LOW: 'low' };
+const VERDICT_TONE: Partial<Record<VerdictView['direction'], Tone>> = { worse: 'high', mixed: 'middle', better: 'ok' };
 
-/** One line of the summary; its tone is its severity's when any of its results failed. */
-function buildRatio(name: string, passed: number, count: number, waived = 0) {
+/** One line of the summary; `failingTone` is its tone when any of its results failed. */
+function buildRatio(name: string, passed: number, count: number, waived: number, failingTone: Tone) {
   const percent = passPercent(passed, count);
   const failed = count - passed;
-  const tone: Tone = count === 0 ? 'none' : failed === 0 ? 'ok' : (SEVERITY_TONE[name as Severity] ?? 'none');
+  const tone: Tone = count === 0 ? 'none' : failed === 0 ? 'ok' : failingTone;
   return {
     name,
     passed,
@@ -123,24 +137,6 @@ function buildRatio(name: string, passed: number, count: number, waived = 0) {
 }
 
 type RatioView = ReturnType<typeof buildRatio>;
-
-/** The first severity with failed results (and the failures of lower severities), or null. */
-function buildWorst(severities: RatioView[]) {
-  const index = severities.findIndex((s) => s.failed > 0);
-  const worst = severities[index];
-  if (!worst) return null;
-  const otherFailed = severities.slice(index + 1).reduce((n, s) => n + s.failed, 0);
-  return { severity: worst.name as Severity, failed: worst.failed, tone: worst.tone, otherFailed };
-}
-
-/** The verdict's colour, or the state's when there is nothing to compare. */
-function toneOfOverall(overall: RatioView, verdict: VerdictView | null): Tone {
-  if (!overall.hasResults) return 'none';
-  if (overall.failed === 0) return 'ok';
-  return (verdict && VERDICT_TONE[verdict.direction]) ?? 'none';
-}
-
-const VERDICT_TONE: Partial<Record<VerdictView['direction'], Tone>> = { worse: 'high', mixed: 'middle', better: 'ok' };
 
 /**
  * `Worse: 83.3% (−7.4), 5 HIGH failing — report 202 · prod`. The verdict, the percentage and the HIGH

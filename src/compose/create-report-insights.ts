@@ -37,10 +37,7 @@ export interface ReportInsightsOptions {
   clock?: Clock;
   /** Absent: no trend. */
   history?: ReportHistory;
-  /**
-   * This report as kept when its mail was composed (preview): its failing results, used instead of asking NetBox when
-   * every one has its ids, so the failing-tests section reads as it was sent, and what NetBox said of the changed pairs.
-   */
+  /** This report as kept when its mail was composed (preview), so the mail reads as it was sent. */
   stored?: (delivery: ReportDelivery) => Promise<Pick<ReportSnapshot, 'failing' | 'states'> | undefined>;
   /** Called with the error code when NetBox could not provide the results (for /metrics). */
   onNetboxError?: (code: string) => void;
@@ -49,10 +46,9 @@ export interface ReportInsightsOptions {
 }
 
 /**
- * Binds enrichment (NetBox's failing results), the waivers and the trend for the composer, in the worker.
- * Never throws and never takes longer than the budget plus a few local queries: whatever fails, the mail
- * still goes with the webhook's counts. Without `log` (a preview, the boot's sample mails, whose NetBox
- * warnings would be made up) nothing is logged.
+ * Enrichment (NetBox's failing results), the waivers and the trend for the composer. Never throws and never takes longer
+ * than the budget plus a few local queries: whatever fails, the mail still goes with the webhook's counts. Without `log`
+ * (a preview, the boot's sample mails, whose NetBox warnings would be made up) nothing is logged.
  */
 export function createReportInsights(options: ReportInsightsOptions) {
   return async (delivery: ReportDelivery, log?: Logger) => {
@@ -128,9 +124,8 @@ async function recordTrend(options: ReportInsightsOptions, delivery: ReportDeliv
 }
 
 /**
- * The waivers applied to this report's failing pairs, and what the comparison leaves out: this report's
- * waived pairs; of the previous report, the pairs waived now (so a waiver made since is not "fixed") and
- * those whose waiver has ended since (so they come back as newly failing, "waiver expired").
+ * The waivers applied to this report's failing pairs, and what the comparison leaves out: this report's waived pairs; of
+ * the previous report, the pairs waived now (a waiver made since is not "fixed") and those whose waiver has ended since.
  */
 async function leaveOutWaived(
   readWaivers: NonNullable<ReportInsightsOptions['waivers']>,
@@ -149,9 +144,8 @@ async function leaveOutWaived(
 }
 
 /**
- * An owner group's share of the insights: the failing results of its devices only, its own trend over its failing
- * and its fixed devices, so their fixes count (see buildDevicesTrend), and of the waivers only what every mail must
- * name (its failures are its own, without the accepted exceptions; the whole report's expired ones still mark them).
+ * An owner group's share: the failing results of its devices only, its own trend over its failing and fixed devices
+ * (see buildDevicesTrend), and of the waivers only what every mail must name.
  */
 export function shareInsights(insights: ReportInsights | undefined, group: OwnerGroupPlan) {
   const ids = new Set(group.deviceIds);
@@ -173,7 +167,6 @@ export function shareInsights(insights: ReportInsights | undefined, group: Owner
   };
 }
 
-/** Some failing results (in NetBox's order) as an enrichment of their own. */
 function summarize(results: readonly FailingResult[]): Enrichment {
   const summarizer = createFailureSummarizer();
   summarizer.addResults(results);

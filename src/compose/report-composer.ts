@@ -90,8 +90,7 @@ export function createReportComposer(options: ReportComposerOptions) {
         owners: options.owners ? options.owners(delivery.dedupKey, parsed.report.results_url) : null,
       };
     },
-    /** The finished mail for one route (the worker sends and keeps exactly these bytes); undefined when the route is gone. */
-    // An async function: a throw (a template error, say) arrives as its rejection.
+    /** One route's finished mail; undefined when the route is gone. Async: a throw (a template error) is its rejection. */
     render: async (composed: ComposedReport, mail: Pick<NewRouteMail, 'route' | 'reminder' | 'reason' | 'ownerGroup'>) => {
       const route = routes.get(mail.ownerGroup?.route ?? mail.route);
       if (!route) return undefined;
@@ -137,7 +136,7 @@ export function buildRouteRecipients(route: Route, group: OwnerGroupPlan | null)
   return { to: route.owners ? (group?.to ?? route.owners.fallback) : route.to, cc: route.cc, bcc: route.bcc, replyTo: route.reply_to };
 }
 
-/** The record with its report from the stored bytes, for a delivery without typed fields (stored before migration 6, or a preview of a file). */
+/** For a delivery without typed fields (stored before migration 6, or a preview of a file). */
 function parseStoredBody(delivery: DeliveryRecord): DeliveryRecord & ReportDelivery {
   const parsed = parseDelivery(delivery.body!);
   if (parsed.kind !== 'report') throw new UnreadableDeliveryError(`delivery ${delivery.id} is not a report: ${parsed.reason}`);
@@ -167,17 +166,10 @@ export function buildFilterHeaders(view: ReportView, route: string): Record<stri
   };
 }
 
-/**
- * The most HTML a mail carries. Gmail clips a message whose HTML exceeds about 102 KB ("[Message clipped]
- * View entire message"), hiding whatever comes after the cut, and the links to NetBox come last. The failing
- * results left out are in the CSV attachment and behind the "and N more failing tests" link.
- */
+/** Gmail clips a message whose HTML exceeds about 102 KB, hiding what comes after the cut: the links to NetBox come last. */
 export const MAIL_HTML_MAX_BYTES = 100_000;
 
-/**
- * Renders the view; while its HTML is over {@link MAIL_HTML_MAX_BYTES}, renders it again with half the
- * failing tests listed (the others counted in `moreTests`), down to none, and then without the top devices.
- */
+/** Renders the view again with half the failing tests listed while its HTML is too big, down to none, then no top devices. */
 export function renderWithinBudget<V extends ReportView>(view: V, render: (view: V) => RenderedMail): RenderedMail {
   let rendered = render(view);
   let current = view;

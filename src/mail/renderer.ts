@@ -101,11 +101,9 @@ function inFile<T>(file: string, work: () => T): T {
 }
 
 /**
- * Makes a Handlebars instance with the relay's helpers, registers the partials of `dir` on it and compiles each
- * template set, checking every template on the way: each template from `ahead.specs` when there, else compiled now
- * and added to it; a set's HTML from `ahead.inlined` when there, else inlined now and added to it. Every partial is
- * compiled for text, which checks it, and text and subjects render with these: handed to each render, a partial
- * Handlebars compiles for text never lands in the instance's registry, where HTML would find it unescaped.
+ * A Handlebars instance with the relay's helpers and `dir`'s partials, and each template set compiled (from `ahead`
+ * when there, else compiled now and added to it). Text and subjects render with their own text partials, handed to
+ * each render: one compiled for text never lands in the instance's registry, where HTML would find it unescaped.
  */
 function loadTemplates(dir: string, ahead = { specs: new Map<string, string>(), inlined: new Map<string, InlinedHtmlTemplates>() }) {
   const hbs = loadHandlebarsRuntime().create();
@@ -115,7 +113,10 @@ function loadTemplates(dir: string, ahead = { specs: new Map<string, string>(), 
   // when first called, with that template's options: through here, so that it too is taken from the file.
   hbs.compile = ((source: string, compileOptions: CompileOptions) => compile(source, compileOptions)) as Hbs['compile'];
   const partialsDir = path.join(dir, 'partials');
-  const partials = readPartials(partialsDir);
+  const partialFiles = fs.existsSync(partialsDir) ? fs.readdirSync(partialsDir).filter((f) => f.endsWith('.hbs')) : [];
+  const partials = new Map(
+    partialFiles.sort().map((file) => [path.basename(file, '.hbs'), fs.readFileSync(path.join(partialsDir, file), 'utf8')]),
+  );
   const textPartials: Record<string, Template> = {};
   for (const [name, source] of partials) {
     const code = inFile(path.join(partialsDir, `${name}.hbs`), () => compile.precompile(source, TEXT_OPTIONS));
@@ -148,10 +149,7 @@ function createTemplateCompiler(hbs: Hbs, specs: Map<string, string>) {
   return Object.assign(compile, { precompile });
 }
 
-/**
- * Turns a precompiled spec into a template of `hbs`, as `compile` does inside, but a syntax error thrown at load
- * (`hbs.compile` is lazy) and the source compiled once.
- */
+/** A precompiled spec as a template of `hbs`, as `compile` makes it, but a syntax error thrown at load (`compile` is lazy). */
 function evaluateSpec(hbs: Hbs, code: string, options: CompileOptions): Template {
   // eslint-disable-next-line @typescript-eslint/no-implied-eval -- Handlebars' own output for our templates, evaluated as compile() does inside
   const evaluate = new Function(`return ${code};`) as () => Parameters<Hbs['template']>[0];
@@ -163,15 +161,6 @@ function evaluateSpec(hbs: Hbs, code: string, options: CompileOptions): Template
 /** The compiled-templates file for the templates in `dir` (`npm run build` writes the shipped one). */
 export function buildCompiledTemplatesFile(dir: string): string {
   return formatCompiledTemplatesFile(loadTemplates(dir).ahead);
-}
-
-function readPartials(partialsDir: string): Map<string, string> {
-  if (!fs.existsSync(partialsDir)) return new Map();
-  const files = fs
-    .readdirSync(partialsDir)
-    .filter((f) => f.endsWith('.hbs'))
-    .sort();
-  return new Map(files.map((file) => [path.basename(file, '.hbs'), fs.readFileSync(path.join(partialsDir, file), 'utf8')]));
 }
 
 function findTemplateSets(dir: string): string[] {
@@ -228,10 +217,7 @@ function compileSet(
   return { subject: load('subject'), html: load('html'), text: load('text') };
 }
 
-/**
- * A `{{#link}}` block that is exactly one `<a …>…</a>` written in the template (white space around it
- * allowed, no second `</a>` inside): lead, attributes, content, trail.
- */
+/** A `{{#link}}` block that is exactly one `<a …>…</a>` (white space around it allowed): lead, attributes, content, trail. */
 const WRITTEN_ANCHOR = /^(\s*)<a\b((?:[^>"']|"[^"]*"|'[^']*')*)>((?:(?!<\/a>)[\s\S])*)<\/a>(\s*)$/i;
 
 /** The helpers templates may use (templates/README.md lists them). */
