@@ -7,7 +7,7 @@ export {
   type Renderer,
   type RenderedMail,
 } from './renderer';
-export { buildMessageId, buildThreadId } from './build-message-id';
+export { buildMessageId, buildThreadId } from './build-outgoing-mail';
 export { buildOutgoingMail, type MailAttachment, type MailInput, type OutgoingMail, type Recipients } from './build-outgoing-mail';
 export { COMPILED_TEMPLATES_FILE } from './compiled-templates-file';
 export {

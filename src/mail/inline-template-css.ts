@@ -5,9 +5,8 @@ export interface InlinedHtmlTemplates {
   /** `html.hbs` with style attributes; `<style>` keeps the media queries and the rules that matched nothing. */
   html: string;
   /**
-   * The partials the HTML calls by name, with style attributes, keyed by the name the template calls.
-   * A partial called from places where the CSS gives it different styles (`.a td` and `.b td`) gets one
-   * copy per style, named `<name>--inline-<n>`, and the call is renamed to match.
+   * The partials the HTML calls by name, with style attributes. A partial the CSS styles differently in different
+   * places (`.a td` and `.b td`) gets one copy per style, named `<name>--inline-<n>`, and the call is renamed to match.
    */
   partials: Map<string, string>;
 }
@@ -46,9 +45,6 @@ export function inlineTemplateCss(hbs: HandlebarsParser, html: string, partials:
   return cutPartials(juice(spliced, JUICE_OPTIONS), calls);
 }
 
-const beginMarker = (id: number) => `{{!relay-inline-partial ${id}}}`;
-const endMarker = (id: number) => `{{!/relay-inline-partial ${id}}}`;
-
 /** Replaces each `{{> name …}}` of `source` by the partial's own source (recursively), between two marking comments. */
 function splicePartials(
   hbs: HandlebarsParser,
@@ -71,7 +67,7 @@ function splicePartials(
   for (const { start, end, name } of found) {
     const id = calls.push({ name, call: source.slice(start, end) }) - 1;
     const inner = splicePartials(hbs, partials.get(name)!, partials, calls, [...stack, name]);
-    out += source.slice(at, start) + beginMarker(id) + inner + endMarker(id);
+    out += source.slice(at, start) + `{{!relay-inline-partial ${id}}}${inner}{{!/relay-inline-partial ${id}}}`;
     at = end;
   }
   return out + source.slice(at);

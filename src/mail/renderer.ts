@@ -89,8 +89,6 @@ export function loadRenderer(dir = defaultTemplatesDir(), options: { compiledAhe
   };
 }
 
-type Compile = ReturnType<typeof createTemplateCompiler>;
-
 /** `work`'s result; what it throws becomes a {@link TemplateError} on `file`. */
 function inFile<T>(file: string, work: () => T): T {
   try {
@@ -125,10 +123,24 @@ function loadTemplates(dir: string, ahead = { specs: new Map<string, string>(), 
     textPartials[name] = ((context, options) => (fn ??= evaluateSpec(hbs, code, TEXT_OPTIONS))(context, options)) as Template;
     hbs.registerPartial(name, source);
   }
+  // Each set's HTML renders with its own CSS-inlined copies of the partials (another set's CSS may style them differently).
+  const load = (set: string, part: Part) => {
+    const file = path.join(dir, set, `${part}.hbs`);
+    return inFile(file, () => {
+      const source = fs.readFileSync(file, 'utf8');
+      if (part !== 'html') return { file, fn: compile(source, TEXT_OPTIONS), partials: textPartials };
+      // Handlebars' parser loads only when the CSS is inlined now (the file has no entry for this HTML); it
+      // parses the source as written, so a syntax error is reported on it, not on the inlined copy.
+      const key = hashInlineInput(source, partials);
+      let inlined = ahead.inlined.get(key);
+      if (!inlined) ahead.inlined.set(key, (inlined = inlineTemplateCss(loadHandlebarsCompiler(), source, partials)));
+      const htmlPartials: Record<string, Template> = {};
+      for (const [name, partialSource] of inlined.partials) htmlPartials[name] = compile(partialSource, HTML_OPTIONS);
+      return { file, fn: compile(inlined.html, HTML_OPTIONS), partials: htmlPartials };
+    });
+  };
   const sets = findTemplateSets(dir);
-  const compiled = new Map(
-    sets.map((set) => [set, compileSet(path.join(dir, set), { partials, textPartials, inlined: ahead.inlined }, compile)]),
-  );
+  const compiled = new Map(sets.map((set) => [set, { subject: load(set, 'subject'), html: load(set, 'html'), text: load(set, 'text') }]));
   return { sets, compiled, textPartials, compile, ahead };
 }
 
@@ -187,34 +199,6 @@ function findTemplateSets(dir: string): string[] {
     );
   }
   return sets;
-}
-
-/** Compiles one set; the HTML renders with its own CSS-inlined copies of the partials (another set's CSS may differ). */
-function compileSet(
-  setDir: string,
-  loaded: {
-    partials: ReadonlyMap<string, string>;
-    textPartials: Record<string, Template>;
-    inlined: Map<string, InlinedHtmlTemplates>;
-  },
-  compile: Compile,
-): Record<Part, { file: string; fn: Template; partials: Record<string, Template> }> {
-  const load = (part: Part) => {
-    const file = path.join(setDir, `${part}.hbs`);
-    return inFile(file, () => {
-      const source = fs.readFileSync(file, 'utf8');
-      if (part !== 'html') return { file, fn: compile(source, TEXT_OPTIONS), partials: loaded.textPartials };
-      // Handlebars' parser loads only when the CSS is inlined now (the file has no entry for this HTML); it
-      // parses the source as written, so a syntax error is reported on it, not on the inlined copy.
-      const key = hashInlineInput(source, loaded.partials);
-      let inlined = loaded.inlined.get(key);
-      if (!inlined) loaded.inlined.set(key, (inlined = inlineTemplateCss(loadHandlebarsCompiler(), source, loaded.partials)));
-      const partials: Record<string, Template> = {};
-      for (const [name, partialSource] of inlined.partials) partials[name] = compile(partialSource, HTML_OPTIONS);
-      return { file, fn: compile(inlined.html, HTML_OPTIONS), partials };
-    });
-  };
-  return { subject: load('subject'), html: load('html'), text: load('text') };
 }
 
 /** A `{{#link}}` block that is exactly one `<a …>…</a>` (white space around it allowed): lead, attributes, content, trail. */
