@@ -70,12 +70,13 @@ function buildSeriesView(trend: SeriesPeriodTrend, timezone: string) {
     };
   });
   const baseline = trend.baseline;
-  const name = nameSeries(trend.series);
-  const overall = ratios[0];
+  // The series key ends with NETBOX_URL and the report's base path.
+  const [netboxUrl, basePath = ''] = trend.series.split('|').slice(-2);
+  const latestPath = `/plugins/validity/reports/${trend.latest.reportId}/`;
   return {
-    name,
-    verdict: buildVerdictView(change, overall.percentText),
-    latestUrl: buildLatestUrl(trend.series, trend.latest.reportId),
+    name: nameSeries(trend.series),
+    verdict: buildVerdictView(change, ratios[0].percentText),
+    latestUrl: /^https?:\/\//.test(netboxUrl) ? buildWebUrl(basePath, latestPath, netboxUrl) : null,
     // Accepted exceptions are counted apart, in `waived`.
     highFailed: trend.latest.failed.HIGH - change.leftOut.HIGH,
     reportCount: trend.points.length,
@@ -160,20 +161,9 @@ function buildChartView(points: readonly PeriodPoint[], timezone: string) {
 const toRatio = (percent: number | null) => (percent === null ? null : percent / 100);
 
 /** A date and time to the minute: a digest spans days, its seconds are noise. */
-function formatMinutes(iso: string, timezone: string): string {
-  return formatDateTime(iso, timezone).replace(/(\d\d:\d\d):\d\d/, '$1');
-}
+const formatMinutes = (iso: string, timezone: string): string => formatDateTime(iso, timezone).replace(/(\d\d:\d\d):\d\d/, '$1');
 
-/** The latest report's page: the series key holds NETBOX_URL and the report's base path (not doubled). */
-function buildLatestUrl(series: string, reportId: number): string | null {
-  const [netboxUrl, basePath = ''] = series.split('|').slice(-2);
-  return /^https?:\/\//.test(netboxUrl) ? buildWebUrl(basePath, `/plugins/validity/reports/${reportId}/`, netboxUrl) : null;
-}
-
-function nameSeries(series: string): string {
-  const parts = series.split('|');
-  return parts.slice(-2).join('') || series;
-}
+const nameSeries = (series: string) => series.split('|').slice(-2).join('') || series;
 
 /** The template set a digest route renders unless it names its own (`template`). */
 export const DIGEST_TEMPLATE_SET = 'digest';

@@ -156,9 +156,7 @@ export function formatDeltaShort(overall: TrendDelta | null): string {
 }
 
 /** ", 2 accepted" in a subject; "" when none. */
-export function formatAccepted(accepted: number): string {
-  return accepted > 0 ? `, ${accepted} accepted` : '';
-}
+export const formatAccepted = (accepted: number): string => (accepted > 0 ? `, ${accepted} accepted` : '');
 
 /**
  * The mail's lines about what one of the two reports did not evaluate, or could not be told (each null when there is
@@ -172,8 +170,7 @@ function buildEvaluationLines(trend: Trend, reading: PairStates | null) {
   const describe = (pairs: readonly FailingPair[]) => describePairs(pairs, deletedTests, deletedDevices);
   const one = (n: number, singular: string, plural: string) => (n === 1 ? singular : plural);
   const unknown: string[] = [];
-  const gone = trend.undeterminedCount;
-  const came = trend.undeterminedBeforeCount;
+  const { undeterminedCount: gone, undeterminedBeforeCount: came } = trend;
   if (gone > 0)
     unknown.push(
       `${count(gone, 'result')} that failed in report ${previousId} ${one(gone, 'does', 'do')} not fail now: fixed and not evaluated could not be told apart this time, so neither is listed`,
@@ -216,6 +213,4 @@ function describePairs(pairs: readonly FailingPair[], deletedTests: ReadonlySet<
   return more > 0 ? `${shown.join(', ')} and ${more} more` : shown.join(', ');
 }
 
-export function count(n: number, noun: string): string {
-  return `${n} ${noun}${n === 1 ? '' : 's'}`;
-}
+export const count = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? '' : 's'}`;

@@ -177,9 +177,11 @@ function summarize(results: readonly FailingResult[]): Enrichment {
 export type ChartView = ReturnType<typeof buildMailChart>;
 
 /** The chart of `points` (oldest first, the last one shaded as `currentLabel`, "this report") with `currentText` ("62.5%"). */
-export function buildMailChart(points: TrendChartPoint[], currentText: string, currentLabel: string) {
-  return { ...buildTrendChart(points), currentText, currentLabel };
-}
+export const buildMailChart = (points: TrendChartPoint[], currentText: string, currentLabel: string) => ({
+  ...buildTrendChart(points),
+  currentText,
+  currentLabel,
+});
 
 /** A stored report as a point of the chart: pass ratios from its counts, null where it had no results. */
 export function toChartPoint(snapshot: ReportPoint): TrendChartPoint {

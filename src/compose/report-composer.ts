@@ -132,9 +132,12 @@ export function createReportComposer(options: ReportComposerOptions) {
 }
 
 /** A route's recipients; a route by owner without a group (a preview, a send-test) goes to its fallback. */
-export function buildRouteRecipients(route: Route, group: OwnerGroupPlan | null): Recipients {
-  return { to: route.owners ? (group?.to ?? route.owners.fallback) : route.to, cc: route.cc, bcc: route.bcc, replyTo: route.reply_to };
-}
+export const buildRouteRecipients = (route: Route, group: OwnerGroupPlan | null): Recipients => ({
+  to: route.owners ? (group?.to ?? route.owners.fallback) : route.to,
+  cc: route.cc,
+  bcc: route.bcc,
+  replyTo: route.reply_to,
+});
 
 /** For a delivery without typed fields (stored before migration 6, or a preview of a file). */
 function parseStoredBody(delivery: DeliveryRecord): DeliveryRecord & ReportDelivery {

@@ -118,6 +118,4 @@ export function buildThreadId(options: { from: string; route: string; source?: s
 
 const slug = (name: string) => name.replace(/[^A-Za-z0-9-]/g, '-');
 
-function domainOf(from: string): string {
-  return /@([^>\s]+)>?\s*$/.exec(from)?.[1] ?? 'compliance-relay.invalid';
-}
+const domainOf = (from: string): string => /@([^>\s]+)>?\s*$/.exec(from)?.[1] ?? 'compliance-relay.invalid';

@@ -66,9 +66,7 @@ export function buildTrendChart(points: readonly TrendChartPoint[]) {
   };
 }
 
-function formatTick(ratio: number): string {
-  return `${Math.round(ratio * 100)}%`;
-}
+const formatTick = (ratio: number): string => `${Math.round(ratio * 100)}%`;
 
 /** Tick steps tried, smallest first (ratios: 0.01 is one percentage point). */
 const TICK_STEPS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.25];
@@ -136,15 +134,9 @@ export function describeTrend(points: readonly TrendChartPoint[]): string {
   return `${head}: ${body}.${where}`;
 }
 
-function percent(ratio: number): string {
-  return `${(Math.round(clamp01(ratio) * 1000) / 10).toString()}%`;
-}
+const percent = (ratio: number): string => `${(Math.round(clamp01(ratio) * 1000) / 10).toString()}%`;
 
-function clamp01(v: number): number {
-  return Math.min(1, Math.max(0, v));
-}
+const clamp01 = (v: number): number => Math.min(1, Math.max(0, v));
 
 /** A ratio on whole hundredths of a percent, so 0.85 + 0.05 is 0.9 and not 0.9000000000000001. */
-function roundRatio(v: number): number {
-  return Math.round(v * 10_000) / 10_000;
-}
+const roundRatio = (v: number): number => Math.round(v * 10_000) / 10_000;

@@ -26,9 +26,8 @@ export function hashTemplateInput(handlebarsVersion: string, source: string, opt
   return hashJson({ format: COMPILED_TEMPLATES_FORMAT, handlebars: handlebarsVersion, options: sortedOptions, source });
 }
 
-export function hashInlineInput(html: string, partials: ReadonlyMap<string, string>): string {
-  return hashJson({ format: COMPILED_TEMPLATES_FORMAT, juiceOptions: JUICE_OPTIONS, html, partials: sortByKey(partials) });
-}
+export const hashInlineInput = (html: string, partials: ReadonlyMap<string, string>): string =>
+  hashJson({ format: COMPILED_TEMPLATES_FORMAT, juiceOptions: JUICE_OPTIONS, html, partials: sortByKey(partials) });
 
 /** What `dir`'s {@link COMPILED_TEMPLATES_FILE} holds; empty when absent, unreadable or of another format (a start-up cost only). */
 export function readCompiledTemplatesFile(dir: string): CompiledTemplates {
@@ -59,10 +58,6 @@ export function formatCompiledTemplatesFile({ specs, inlined }: CompiledTemplate
 }
 
 /** Any change to the input gives another key, so a stale entry is never used: it is computed at load. */
-function hashJson(input: unknown): string {
-  return createHash('sha256').update(JSON.stringify(input)).digest('hex');
-}
+const hashJson = (input: unknown): string => createHash('sha256').update(JSON.stringify(input)).digest('hex');
 
-function sortByKey<T>(entries: Iterable<[string, T]>): [string, T][] {
-  return [...entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-}
+const sortByKey = <T>(entries: Iterable<[string, T]>): [string, T][] => [...entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));

@@ -22,9 +22,7 @@ export class TemplateError extends Error {
   }
 }
 
-export function defaultTemplatesDir(): string {
-  return path.join(findPackageRoot(), 'templates');
-}
+export const defaultTemplatesDir = (): string => path.join(findPackageRoot(), 'templates');
 
 const DEFAULT_TEMPLATE_SET = 'report';
 type Part = 'subject' | 'html' | 'text';
@@ -171,9 +169,7 @@ function evaluateSpec(hbs: Hbs, code: string, options: CompileOptions): Template
 }
 
 /** The compiled-templates file for the templates in `dir` (`npm run build` writes the shipped one). */
-export function buildCompiledTemplatesFile(dir: string): string {
-  return formatCompiledTemplatesFile(loadTemplates(dir).ahead);
-}
+export const buildCompiledTemplatesFile = (dir: string): string => formatCompiledTemplatesFile(loadTemplates(dir).ahead);
 
 function findTemplateSets(dir: string): string[] {
   let entries: fs.Dirent[];
