@@ -122,10 +122,7 @@ function describeUnevaluated(change: Trend): string | null {
 /** Verdicts from the most to the least urgent: a digest of several series is named by its most urgent. */
 const URGENCY = ['worse', 'mixed', 'better', 'same', 'first'] as const;
 
-/**
- * `Worse: 83.3% (−7.4), 5 HIGH failing — digest weekly · 7 reports`, as a report mail's subject. Several series:
- * the most urgent verdict, how many series share it, and the HIGH failures of all of them.
- */
+/** `Worse: 83.3% (−7.4), 5 HIGH failing — digest weekly · 7 reports`; several series: the most urgent verdict and how many share it. */
 function buildDigestSubject(content: DigestContent, series: ReturnType<typeof buildSeriesView>[], reportCount: number): string {
   const late = content.late ? '[late] ' : '';
   const tail = ` \u2014 digest ${content.route} \u00b7 ${count(reportCount, 'report')}`;

@@ -91,10 +91,7 @@ export function buildEnrichmentView(enrichment: Enrichment, options: EnrichmentV
   };
 }
 
-/**
- * A test's named devices grouped by badge (each device in exactly one group): new first, then those the previous
- * report did not evaluate or could not be told about, then the longest streak first.
- */
+/** A test's named devices grouped by badge: new first, then not evaluated or not known before, then the longest streak. */
 function tagDevices<D extends { name: string }>(
   test: string,
   devices: D[],
@@ -105,8 +102,7 @@ function tagDevices<D extends { name: string }>(
   const groups = new Map<string, { tag: string; isNew: boolean; devices: D[]; order: number }>();
   for (const device of devices) {
     const badge = badges.get(pairKey({ test, device: device.name }));
-    const tag = !badge ? '' : describeBadge(badge, previousReportId);
-    const order = !badge ? 0 : badge.kind === 'streak' ? badge.reports : BADGE_ORDER[badge.kind];
+    const { tag, order } = describeBadge(badge, previousReportId);
     const group = groups.get(tag) ?? { tag, isNew: badge?.kind === 'new', devices: [], order };
     group.devices.push(device);
     groups.set(tag, group);
@@ -114,18 +110,15 @@ function tagDevices<D extends { name: string }>(
   return [...groups.values()].sort((a, b) => b.order - a.order).map(({ tag, isNew, devices: named }) => ({ tag, isNew, devices: named }));
 }
 
-const BADGE_ORDER: Record<Exclude<PairBadge['kind'], 'streak'>, number> = {
-  new: Number.MAX_SAFE_INTEGER,
-  unseen: Number.MAX_SAFE_INTEGER - 1,
-  unknown: Number.MAX_SAFE_INTEGER - 2,
-};
-
-/** "new", "no result in report 41", "not failing in report 41", or the streak. */
-function describeBadge(badge: PairBadge, previousReportId: number | null): string {
-  if (badge.kind === 'new') return 'new';
-  if (badge.kind === 'unseen') return `no result in report ${previousReportId ?? '?'}`;
-  if (badge.kind === 'unknown') return `not failing in report ${previousReportId ?? '?'}`;
-  return `failing since report ${badge.sinceReportId} (${badge.atLeast ? 'at least ' : ''}${badge.reports} in a row)`;
+/** "new", "no result in report 41", "not failing in report 41", or the streak, and where its group goes (highest first). */
+function describeBadge(badge: PairBadge | undefined, previousReportId: number | null): { tag: string; order: number } {
+  const previous = previousReportId ?? '?';
+  if (!badge) return { tag: '', order: 0 };
+  if (badge.kind === 'new') return { tag: 'new', order: Number.MAX_SAFE_INTEGER };
+  if (badge.kind === 'unseen') return { tag: `no result in report ${previous}`, order: Number.MAX_SAFE_INTEGER - 1 };
+  if (badge.kind === 'unknown') return { tag: `not failing in report ${previous}`, order: Number.MAX_SAFE_INTEGER - 2 };
+  const tag = `failing since report ${badge.sinceReportId} (${badge.atLeast ? 'at least ' : ''}${badge.reports} in a row)`;
+  return { tag, order: badge.reports };
 }
 
 /** The CSV of the failing results (a route's attach_csv), as an attachment and as the section's note about it. */

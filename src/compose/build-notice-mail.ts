@@ -9,10 +9,7 @@ export const NOTICE_TEMPLATE_SET = 'notice';
 
 export type NoticeJob = Extract<InternalJob, { kind: 'watchdog' | 'missed' }>;
 
-/**
- * The composer of the watchdog's notices ("no report since …", "arriving again") and the catch-up's (missed reports).
- * `X-Compliance-Watchdog` names its kind; the Message-ID is built from its route, so a retry keeps it.
- */
+/** Composes the watchdog's and the catch-up's notices; the Message-ID is built from its route, so a retry keeps it. */
 export function createNoticeComposer(options: {
   renderer: Renderer;
   from: string;

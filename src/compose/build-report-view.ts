@@ -138,11 +138,7 @@ function buildRatio(name: string, passed: number, count: number, waived: number,
 
 type RatioView = ReturnType<typeof buildRatio>;
 
-/**
- * `Worse: 83.3% (−7.4), 5 HIGH failing — report 202 · prod`. The verdict, the percentage and the HIGH
- * count come first, inside the ~40 characters a phone's inbox shows; the report and the instance after.
- * Accepted exceptions are counted apart (`1 HIGH failing, 1 accepted`, `0 failing, 3 accepted`).
- */
+/** `Worse: 83.3% (−7.4), 5 HIGH failing, 1 accepted — report 202 · prod`: what matters first, within a phone inbox's ~40 characters. */
 function buildDefaultSubject(
   view: Pick<ReportView, 'report' | 'overall' | 'highFailed' | 'trend' | 'waivers' | 'source' | 'netboxHost'>,
   own: Record<Severity, number> | undefined,
@@ -226,10 +222,7 @@ export function buildMailView(
 /** Names of a group's devices listed in the mail; the rest are counted. */
 const MAX_LISTED_DEVICES = 20;
 
-/**
- * One owner group's mail: the failing results of its devices only, the pass ratios over its own devices (counted
- * when the plan was made) beside the report's totals, and its own trend (see shareInsights).
- */
+/** One owner group's mail: its devices' failing results, ratios and trend (see shareInsights) beside the report's totals. */
 export function buildOwnerGroupView(
   whole: MailView,
   delivery: ReportDelivery,

@@ -101,10 +101,7 @@ function buildTestGroupView(group: TestPairsGroup) {
   };
 }
 
-/**
- * The trend's verdict as the mail words it: the first line under the banner, the subject's first word and the
- * `X-Compliance-Verdict` header. Decided in trend/ (decideVerdict); nothing here decides again.
- */
+/** The verdict as the mail words it (first line, subject, X-Compliance-Verdict); decided in trend/, nothing here decides again. */
 export type VerdictView = ReturnType<typeof buildVerdictView>;
 
 const FIRST_TEXT = 'This is the first report the relay has seen from this NetBox: there is nothing to compare with yet.';
@@ -158,11 +155,7 @@ export function formatDeltaShort(overall: TrendDelta | null): string {
 /** ", 2 accepted" in a subject; "" when none. */
 export const formatAccepted = (accepted: number): string => (accepted > 0 ? `, ${accepted} accepted` : '');
 
-/**
- * The mail's lines about what one of the two reports did not evaluate, or could not be told (each null when there is
- * nothing to say): pairs of a test deleted from NetBox under that test, the others per device ("sw3 (3 tests)",
- * "sw4 (ntp-synced)"), and what NetBox could not tell.
- */
+/** What one of the two reports did not evaluate or could not be told, a line each (null when there is nothing to say). */
 function buildEvaluationLines(trend: Trend, reading: PairStates | null) {
   const previousId = trend.previous?.reportId ?? 0;
   const deletedTests = new Set(reading?.deletedTests ?? []);

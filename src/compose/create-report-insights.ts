@@ -88,11 +88,7 @@ export function createReportInsights(options: ReportInsightsOptions) {
   };
 }
 
-/**
- * Records the report in its series and compares it with the previous one (a history that cannot be read is a
- * storage failure like any other: the delivery is tried again). The waivers are applied here, once, where the
- * failing pairs meet the trend: the verdict and every route decision see them left out.
- */
+/** Records the report in its series and compares it; the waivers are applied here, once, so every route decision sees them left out. */
 async function recordTrend(options: ReportInsightsOptions, delivery: ReportDelivery, failing: FailingPair[] | null, deadline: number) {
   const series = buildSourceSeriesKey({ source: delivery.source, netboxUrl: options.netboxUrl, reportUrl: delivery.report.url });
   const snapshot = buildReportSnapshot(delivery, series, failing);
@@ -143,10 +139,7 @@ async function leaveOutWaived(
   return { outcome, leftOut: { current, previous: before } };
 }
 
-/**
- * An owner group's share: the failing results of its devices only, its own trend over its failing and fixed devices
- * (see buildDevicesTrend), and of the waivers only what every mail must name.
- */
+/** An owner group's share: its devices' failing results, their trend (see buildDevicesTrend), and the waivers every mail must name. */
 export function shareInsights(insights: ReportInsights | undefined, group: OwnerGroupPlan) {
   const ids = new Set(group.deviceIds);
   const names = new Set(group.devices);

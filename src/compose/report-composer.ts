@@ -44,10 +44,7 @@ export interface ReportComposerOptions
   renderer: Renderer;
   clock: Clock;
   routes: readonly Route[];
-  /**
-   * True for the implicit `default` route (no ROUTES_FILE): its Message-IDs keep the form they had
-   * before routes existed, so mails of deliveries queued across an upgrade keep their ids.
-   */
+  /** The implicit `default` route (no ROUTES_FILE) keeps the Message-IDs it had before routes existed, across an upgrade. */
   implicitRoute?: boolean;
   /** Given when the relay serves several NetBox sources: the mail names it and a named source's reports thread apart. */
   source?: { name: string; isDefault: boolean };

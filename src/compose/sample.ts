@@ -84,11 +84,7 @@ const SAMPLE_WAIVERS = [
   sampleWaiver('7', 'telnet-disabled', 'sw-lab-1', '2023-04-15', 'alice', 'Lab switch, retired soon'),
 ];
 
-/**
- * The sample report as mailed when NetBox answered (failing tests, devices, a CSV note, waivers and a trend with a newly
- * failing, a fixed, a not evaluated, an undetermined and a still-failing pair), when its details are missing, and
- * without the insight stage: every branch of the report templates.
- */
+/** The sample report as mailed with every insight (each kind of changed pair), with its details missing, and without insights. */
 export async function sampleInsightViews(config: SampleSettings): Promise<ReportView[]> {
   const delivery = readSampleDelivery();
   // A history (newest first) that keeps nothing: the sample's trend is computed, never recorded.
@@ -196,10 +192,7 @@ const SAMPLE_NOTICES: NoticeJob[] = [
   },
 ];
 
-/**
- * Renders the samples with every template set and with every route's set and subject, so a missing set, a syntax
- * error or an unknown variable (templates are strict) fails at boot with the file and line. Rejects with {@link TemplateError}.
- */
+/** Renders the samples with every set and each route's set and subject: a broken template fails at boot ({@link TemplateError}). */
 export async function verifyRouteTemplates(renderer: Renderer, config: SampleSettings & Pick<Config, 'routing'>): Promise<void> {
   const views = await sampleInsightViews(config);
   const digestViews = sampleDigestContents(config.mail.timezone).map(buildDigestView);

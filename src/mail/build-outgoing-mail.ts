@@ -106,9 +106,8 @@ export function buildMessageId(options: {
 }
 
 /**
- * The root of a route's mail thread: never sent itself, but every report of the route replies to it (RFC 5322
- * §3.6.4 In-Reply-To/References), which Thunderbird, Apple Mail, Outlook and mutt thread on (Gmail also needs
- * the same subject, which reports of different runs do not have).
+ * The root of a route's thread, never sent: every report of the route replies to it (RFC 5322 In-Reply-To/References),
+ * which Thunderbird, Apple Mail, Outlook and mutt thread on.
  */
 export function buildThreadId(options: { from: string; route: string; source?: string }): string {
   // One thread per source and route; the default source keeps the thread it had before sources existed.

@@ -108,10 +108,7 @@ export function buildSparkline(values: readonly (number | null)[], range: { low:
     .join('');
 }
 
-/**
- * The chart in words: for each line, how it moved from its first known value in the window to the
- * current report, the last ("rose from 40 % to 90 %"), and where the current report is.
- */
+/** The chart in words: how each line moved over the window ("rose from 40% to 90%"), and where the current report is. */
 export function describeTrend(points: readonly TrendChartPoint[]): string {
   const current = points[points.length - 1];
   const count = points.length;

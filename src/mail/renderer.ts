@@ -41,9 +41,8 @@ const loadHandlebarsCompiler = () => require('handlebars') as Hbs;
 /* eslint-enable @typescript-eslint/no-require-imports */
 
 /**
- * Loads and compiles every template once, at boot, in strict mode (a missing variable throws), so a syntax error
- * fails the start, not the first delivery; the HTML's CSS is inlined here, once per set. A source unchanged from the
- * shipped templates takes its inlined and compiled forms from the package (unless `compiledAhead` is false).
+ * Loads and compiles every template once, at boot, in strict mode, so a syntax error fails the start. A source unchanged
+ * from the shipped templates takes its inlined and compiled forms from the package (unless `compiledAhead` is false).
  */
 export function loadRenderer(dir = defaultTemplatesDir(), options: { compiledAhead?: boolean } = {}) {
   const shipped = defaultTemplatesDir();
@@ -104,7 +103,19 @@ function inFile<T>(file: string, work: () => T): T {
 function loadTemplates(dir: string, ahead = { specs: new Map<string, string>(), inlined: new Map<string, InlinedHtmlTemplates>() }) {
   const hbs = loadHandlebarsRuntime().create();
   registerTemplateHelpers(hbs);
-  const compile = createTemplateCompiler(hbs, ahead.specs);
+  // Each template from `ahead.specs` when there, else precompiled now and added to it (how the shipped file is made).
+  const precompile = (source: string, options: CompileOptions): string => {
+    const key = hashTemplateInput(hbs.VERSION, source, options);
+    let code = ahead.specs.get(key);
+    if (code === undefined) {
+      // precompile returns the spec as JavaScript source (its typings say otherwise). It adds Handlebars'
+      // defaults to the options it is given: a copy, so the key and compilerOptions stay as written.
+      code = loadHandlebarsCompiler().precompile(source, { ...options }) as unknown as string;
+      ahead.specs.set(key, code);
+    }
+    return code;
+  };
+  const compile = (source: string, options: CompileOptions) => evaluateSpec(hbs, precompile(source, options), options);
   // A partial the HTML calls without its CSS inlined (as a block, or by a computed name) is compiled by Handlebars
   // when first called, with that template's options: through here, so that it too is taken from the file.
   hbs.compile = ((source: string, compileOptions: CompileOptions) => compile(source, compileOptions)) as Hbs['compile'];
@@ -115,7 +126,7 @@ function loadTemplates(dir: string, ahead = { specs: new Map<string, string>(), 
   );
   const textPartials: Record<string, Template> = {};
   for (const [name, source] of partials) {
-    const code = inFile(path.join(partialsDir, `${name}.hbs`), () => compile.precompile(source, TEXT_OPTIONS));
+    const code = inFile(path.join(partialsDir, `${name}.hbs`), () => precompile(source, TEXT_OPTIONS));
     // Made a function when first called: most partials are the HTML's, which text never calls.
     let fn: Template | undefined;
     textPartials[name] = ((context, options) => (fn ??= evaluateSpec(hbs, code, TEXT_OPTIONS))(context, options)) as Template;
@@ -140,23 +151,6 @@ function loadTemplates(dir: string, ahead = { specs: new Map<string, string>(), 
   const sets = findTemplateSets(dir);
   const compiled = new Map(sets.map((set) => [set, { subject: load(set, 'subject'), html: load(set, 'html'), text: load(set, 'text') }]));
   return { sets, compiled, textPartials, compile, ahead };
-}
-
-/** Compiles templates for `hbs`, taking each from `specs` when there, else precompiling it and adding it to `specs`. */
-function createTemplateCompiler(hbs: Hbs, specs: Map<string, string>) {
-  const precompile = (source: string, options: CompileOptions): string => {
-    const key = hashTemplateInput(hbs.VERSION, source, options);
-    let code = specs.get(key);
-    if (code === undefined) {
-      // precompile returns the spec as JavaScript source (its typings say otherwise). It adds Handlebars'
-      // defaults to the options it is given: a copy, so the key and compilerOptions stay as written.
-      code = loadHandlebarsCompiler().precompile(source, { ...options }) as unknown as string;
-      specs.set(key, code);
-    }
-    return code;
-  };
-  const compile = (source: string, options: CompileOptions) => evaluateSpec(hbs, precompile(source, options), options);
-  return Object.assign(compile, { precompile });
 }
 
 /** A precompiled spec as a template of `hbs`, as `compile` makes it, but a syntax error thrown at load (`compile` is lazy). */
