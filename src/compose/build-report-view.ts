@@ -1,16 +1,7 @@
 import type { Config } from '../config';
 import type { ChartView } from './create-report-insights';
-import {
-  bandOf,
-  buildLinks,
-  findNetboxBasePath,
-  formatDateTime,
-  formatPercent,
-  passPercent,
-  SEVERITIES,
-  type ReportLinks,
-  type Severity,
-} from '../report';
+import { bandOf, buildLinks, findNetboxBasePath, formatDateTime, formatPercent, passPercent, SEVERITIES } from '../report';
+import type { ReportLinks, Severity } from '../report';
 import type { OwnerGroupPlan, ReceivedVia } from '../store';
 import { addOverall, pairKey, type Trend } from '../trend';
 import type { ReportDelivery } from '../webhook';

@@ -1,13 +1,6 @@
 import type { Clock, Logger } from '../shared';
-import {
-  buildMessageId,
-  buildOutgoingMail,
-  buildThreadId,
-  type OutgoingMail,
-  type RenderedMail,
-  type Recipients,
-  type Renderer,
-} from '../mail';
+import { buildMessageId, buildOutgoingMail, buildThreadId } from '../mail';
+import type { OutgoingMail, RenderedMail, Recipients, Renderer } from '../mail';
 import { buildMailView, buildOwnerGroupView, type MailView, type MailViewOptions, type ReportView } from './build-report-view';
 import type { PlannedReport, Route } from '../routing';
 import { readReport, type DeliveryRecord, type NewRouteMail, type OwnerGroupPlan } from '../store';

@@ -2,15 +2,8 @@ import { createReportInsights, type ReportInsights } from './create-report-insig
 import type { Config, SourceConfig } from '../config';
 import { TemplateError, type Renderer } from '../mail';
 import type { Severity } from '../report';
-import {
-  buildPeriodTrend,
-  buildReportSnapshot,
-  pairKey,
-  type FailingPair,
-  type PairStates,
-  type ReportCursor,
-  type ReportSnapshot,
-} from '../trend';
+import { buildPeriodTrend, buildReportSnapshot, pairKey } from '../trend';
+import type { FailingPair, PairStates, ReportCursor, ReportSnapshot } from '../trend';
 import { parseDelivery, type ReportDelivery } from '../webhook';
 import { buildMailView, type ReportView, type ReportViewOptions } from './build-report-view';
 import { buildWaiverEnd, type Waiver } from '../waivers';

@@ -33,9 +33,8 @@ export interface MailInput extends Recipients, RenderedMail {
 export type OutgoingMail = Awaited<ReturnType<typeof buildOutgoingMail>>;
 
 /**
- * Builds a mail's bytes once, with nodemailer's MailComposer (what its SMTP transport would build), and the SMTP
- * envelope (no Bcc header is written), marked as automatic so that auto-responders and Exchange stay quiet (RFC 3834
- * Auto-Submitted; X-Auto-Response-Suppress). The relay sends and stores exactly these bytes.
+ * A mail's bytes, built once by nodemailer's MailComposer and marked automatic so auto-responders stay quiet (RFC 3834),
+ * and its SMTP envelope (no Bcc header is written). The relay sends and stores exactly these bytes.
  */
 export async function buildOutgoingMail(input: MailInput) {
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy on purpose: `--help` and `check-config` never build a mail

@@ -19,10 +19,8 @@ export interface TrendChartPoint {
 }
 
 /**
- * The pass-ratio chart of a mail as data for an HTML table (templates/partials/trend-chart.hbs), from its reports
- * oldest first, the last the current one (shaded): a strip per line that has results, a marker per report placed by
- * its cell's top and bottom padding within the strip's own range. No image: nothing to rasterise or attach, text that
- * reads in dark mode, and tables and padding, which every mail client lays out.
+ * The pass-ratio chart as data for an HTML table (templates/partials/trend-chart.hbs), reports oldest first: a strip per
+ * line, a marker per report placed by its cell's padding. No image: tables and padding every mail client lays out.
  */
 export function buildTrendChart(points: readonly TrendChartPoint[]) {
   if (points.length === 0) throw new RangeError('a trend chart needs at least one report');

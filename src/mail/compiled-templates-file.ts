@@ -4,11 +4,9 @@ import path from 'node:path';
 import { JUICE_OPTIONS, type InlinedHtmlTemplates } from './inline-template-css';
 
 /**
- * The file, in a templates folder, that holds its templates computed ahead (`npm run build` writes the package's): each
- * set's HTML with its CSS inlined, so that loading need not load juice (~250 modules) nor run it, and each template
- * compiled by Handlebars, so that loading need not load nor run its compiler. Lookups are by source, so a user's
- * unchanged templates still use it. The compiled templates are read from the package's copy only, never from
- * TEMPLATES_DIR: they are JavaScript that the relay evaluates, and a templates folder may be less trusted than the code.
+ * The templates computed ahead (`npm run build` writes the package's): each set's HTML with its CSS inlined (no juice to
+ * load, ~250 modules) and each template compiled (no Handlebars compiler), looked up by source. Compiled templates are
+ * read from the package's copy only, never from TEMPLATES_DIR: they are JavaScript, and that folder may be less trusted.
  */
 export const COMPILED_TEMPLATES_FILE = 'compiled-templates.json';
 

@@ -30,12 +30,9 @@ export const JUICE_OPTIONS = {
 type PartialCall = { name: string; call: string };
 
 /**
- * Inlines the CSS of a set's `html.hbs` into its own markup and into the partials it calls, once, when the
- * templates load: rendering a mail is then a Handlebars call. juice leaves `{{…}}` alone (its default code blocks
- * include Handlebars), so the expressions survive in text and attributes. The partials are spliced in where they
- * are called before juice sees the page, so a selector such as `.ratios td` reaches the cells of a partial called
- * inside `.ratios`; they are cut out again afterwards. Partials called through a sub-expression or as a block
- * (`{{#> name}}`) are not spliced in: their elements get only the rules kept in `<style>`.
+ * Inlines the CSS of a set's `html.hbs` into its markup and the partials it calls, once, at load (juice leaves `{{…}}`
+ * alone). The partials are spliced in where they are called before juice sees the page, so `.ratios td` reaches the cells
+ * of a partial called inside `.ratios`, and cut out afterwards. Block and sub-expression calls get only `<style>`'s rules.
  */
 export function inlineTemplateCss(hbs: HandlebarsParser, html: string, partials: ReadonlyMap<string, string>): InlinedHtmlTemplates {
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy on purpose: only templates not inlined ahead need juice
@@ -97,7 +94,10 @@ function cutPartials(inlined: string, calls: readonly PartialCall[]): InlinedHtm
   const innermost = /\{\{!relay-inline-partial (\d+)\}\}((?:(?!\{\{!relay-inline-partial )[\s\S])*?)\{\{!\/relay-inline-partial \1\}\}/;
   for (let match = innermost.exec(html); match; match = innermost.exec(html)) {
     const call = calls[Number(match[1])];
-    const name = nameCopy(partials, call.name, match[2]);
+    // The partial's own name, or a numbered copy when the CSS styled this call of it differently.
+    let name = call.name;
+    for (let n = 2; partials.has(name) && partials.get(name) !== match[2]; n++) name = `${call.name}--inline-${n}`;
+    partials.set(name, match[2]);
     const renamed = name === call.name ? call.call : call.call.replace(/^(\{\{~?>\s*)\S+?(?=[\s~}])/, `$1${name}`);
     html = html.slice(0, match.index) + renamed + html.slice(match.index + match[0].length);
   }
@@ -105,17 +105,4 @@ function cutPartials(inlined: string, calls: readonly PartialCall[]): InlinedHtm
     throw new Error('inlining CSS split a partial (a partial that opens an element another one closes?)');
   }
   return { html, partials };
-}
-
-/** The name under which `source` is kept: the partial's own, or a numbered copy when it differs. */
-function nameCopy(partials: Map<string, string>, name: string, source: string): string {
-  for (let n = 1; ; n++) {
-    const candidate = n === 1 ? name : `${name}--inline-${n}`;
-    const existing = partials.get(candidate);
-    if (existing === undefined) {
-      partials.set(candidate, source);
-      return candidate;
-    }
-    if (existing === source) return candidate;
-  }
 }

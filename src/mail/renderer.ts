@@ -96,9 +96,8 @@ function inFile<T>(file: string, work: () => T): T {
 }
 
 /**
- * A Handlebars instance with the relay's helpers and `dir`'s partials, and each template set compiled (from `ahead`
- * when there, else compiled now and added to it). Text and subjects render with their own text partials, handed to
- * each render: one compiled for text never lands in the instance's registry, where HTML would find it unescaped.
+ * A Handlebars instance with the relay's helpers and `dir`'s partials, and each set compiled. Text partials are handed
+ * to each render: one compiled for text never lands in the instance's registry, where HTML would find it unescaped.
  */
 function loadTemplates(dir: string, ahead = { specs: new Map<string, string>(), inlined: new Map<string, InlinedHtmlTemplates>() }) {
   const hbs = loadHandlebarsRuntime().create();
@@ -217,10 +216,8 @@ export function registerTemplateHelpers(hbs: Hbs): void {
     ratio && ratio.hasResults ? `${ratio.passed}/${ratio.count}` : '—',
   );
   /**
-   * `{{#link url}}<a class="button">Open</a>{{/link}}`: the written `<a>` (its CSS inlined at load) gets `href="url"`
-   * when `url` is http(s); otherwise the tag is dropped and its content stays as text, so a NetBox path without
-   * NETBOX_URL is never an `href` and no other scheme (`javascript:`) ever is. The older form,
-   * `{{#link url class="button"}}Open{{/link}}`, writes the `<a>` itself.
+   * `{{#link url}}<a class="button">Open</a>{{/link}}`: the `<a>` gets `href="url"` when `url` is http(s); otherwise only
+   * its content stays, so no other scheme (`javascript:`) is ever an href. `{{#link url class="…"}}Open{{/link}}` writes it.
    */
   hbs.registerHelper('link', function (this: unknown, url: unknown, options: HandlebarsNamespace.HelperOptions) {
     const inner = options.fn(this);
