@@ -129,14 +129,11 @@ function buildDigestSubject(content: DigestContent, series: ReturnType<typeof bu
   if (series.length === 0) return `${late}No reports${tail}`;
   const high = series.reduce((n, s) => n + s.highFailed, 0);
   const failing = `${high > 0 ? `${high} HIGH failing` : 'no HIGH failing'}${formatAccepted(series.reduce((n, s) => n + s.waived, 0))}`;
-  if (series.length === 1) {
-    const [one] = series;
-    return `${late}${one.verdict.word}: ${one.ratios[0].percentText}${one.ratios[0].delta}, ${failing}${tail}`;
-  }
+  const [one] = series;
+  if (series.length === 1) return `${late}${one.verdict.word}: ${one.ratios[0].percentText}${one.ratios[0].delta}, ${failing}${tail}`;
   const worst = URGENCY.find((v) => series.some((s) => s.verdict.direction === v))!;
-  const word = series.find((s) => s.verdict.direction === worst)!.verdict.word;
-  const sharing = series.filter((s) => s.verdict.direction === worst).length;
-  return `${late}${word}: ${sharing} of ${series.length} NetBoxes, ${failing}${tail}`;
+  const sharing = series.filter((s) => s.verdict.direction === worst);
+  return `${late}${sharing[0].verdict.word}: ${sharing.length} of ${series.length} NetBoxes, ${failing}${tail}`;
 }
 
 /** The period's chart over its last reports: a week of hourly reports would not fit a phone. */

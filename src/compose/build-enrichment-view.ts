@@ -18,7 +18,7 @@ export interface EnrichmentViewOptions {
   netboxUrl?: string;
   failedResultsUrl: string;
   maxFailures: number;
-  attachment: AttachmentView;
+  attachment: ReturnType<typeof buildCsvAttachment>['attachment'];
   /** Each listed result carries its badge (new, failing since). */
   trend?: Trend | null;
   /** Pairs (by pairKey) whose waiver ended since the previous report. */
@@ -26,8 +26,6 @@ export interface EnrichmentViewOptions {
   /** RELAY_URL (no trailing `/`) and the report's source: each listed result links to the dashboard's pre-filled waiver form. */
   waiverForm?: { relayUrl: string; source: string };
 }
-
-type AttachmentView = ReturnType<typeof buildCsvAttachment>['attachment'];
 
 /** When NetBox could not tell what failed, `available` is false and the lists are empty. */
 export type EnrichmentView = ReturnType<typeof buildEnrichmentView>;

@@ -46,9 +46,8 @@ export interface ReportInsightsOptions {
 }
 
 /**
- * Enrichment (NetBox's failing results), the waivers and the trend for the composer. Never throws and never takes longer
- * than the budget plus a few local queries: whatever fails, the mail still goes with the webhook's counts. Without `log`
- * (a preview, the boot's sample mails, whose NetBox warnings would be made up) nothing is logged.
+ * NetBox's failing results, the waivers and the trend. Never throws, never takes longer than the budget plus a few local
+ * queries: whatever fails, the mail still goes. Without `log` (a preview, the boot's samples) nothing is logged.
  */
 export function createReportInsights(options: ReportInsightsOptions) {
   return async (delivery: ReportDelivery, log?: Logger) => {

@@ -29,7 +29,6 @@ export interface ComposedNotice {
 
 export type ComposedMail = ComposedReport | ComposedNotice;
 
-/** Composed once per delivery (its insights and view), then rendered to each route's finished mail. */
 export type ReportComposer = ReturnType<typeof createReportComposer>;
 
 export interface ReportComposerOptions
@@ -148,13 +147,11 @@ export function buildFilterHeaders(view: ReportView, route: string): Record<stri
         ? 'none'
         : view.overall.percent.toFixed(1),
     'X-Compliance-High-Failed': String(view.highFailed),
-    // The trend's verdict (first, better, worse, mixed, same), for mail rules; `none` without a trend.
     'X-Compliance-Verdict': view.verdict?.direction ?? 'none',
     // A report received after a newer one of its series (its verdict is against the report created before it).
     ...(view.trend?.arrivedLate ? { 'X-Compliance-Arrived': 'late' } : {}),
     'X-Compliance-Route': route,
     ...(view.source ? { 'X-Compliance-Source': view.source.name } : {}),
-    // Only for a report fetched from NetBox because its webhook never arrived.
     ...(view.receivedVia === 'catch-up' ? { 'X-Compliance-Received': 'catch-up' } : {}),
   };
 }

@@ -35,10 +35,7 @@ export function readSampleDelivery(): ReportDelivery {
   return parsed;
 }
 
-/**
- * The sample's failing results as a stored report keeps them (with their ids): ntp-servers on three devices, snmp-community
- * on one, and three that its waivers accept (one ending within the week, one on all devices hiding a HIGH failure on two).
- */
+/** The sample's failing results with their ids; its waivers accept three (one ending within the week, one hiding HIGH ones). */
 const SAMPLE_FAILURES: FailingPair[] = [
   ...['sw-core-1', 'sw-core-2', 'sw-edge-1'].map((device, i) => sampleFailure(900 + i, device, 10 + i, 'ntp-servers', 3, 'MIDDLE')),
   sampleFailure(903, 'sw-core-1', 10, 'snmp-community', 4, 'MIDDLE'),

@@ -3,19 +3,10 @@ import type MailComposer from 'nodemailer/lib/mail-composer';
 import type { RenderedMail } from './renderer';
 
 /** A file carried by a mail: the CSV of failing results. */
-export interface MailAttachment {
-  filename: string;
-  content: Buffer;
-  contentType: string;
-}
+export type MailAttachment = { filename: string; content: Buffer; contentType: string };
 
 /** Who a mail goes to; Bcc goes into the envelope only, never into a header. */
-export interface Recipients {
-  to: string[];
-  cc: string[];
-  bcc: string[];
-  replyTo?: string;
-}
+export type Recipients = { to: string[]; cc: string[]; bcc: string[]; replyTo?: string };
 
 /** What a mail says and to whom: composing knows nothing of how a mail is encoded or sent. */
 export interface MailInput extends Recipients, RenderedMail {

@@ -12,11 +12,11 @@ const STEADY_POINTS = 0.5;
 const GLYPHS: Record<ChartMarker, string> = { none: '\u25cb', circle: '\u25cf', square: '\u25a0', diamond: '\u25c6' };
 
 /** One report of the series: its pass ratios (0..1), null or absent where it had no results of that severity. */
-export interface TrendChartPoint {
+export type TrendChartPoint = {
   reportId: number;
   at: Date | string;
   ratios: Partial<Record<(typeof CHART_LINES)[number]['key'], number | null>>;
-}
+};
 
 /**
  * The pass-ratio chart as data for an HTML table (templates/partials/trend-chart.hbs), reports oldest first: a strip per
@@ -72,9 +72,8 @@ const TICK_STEPS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.25];
 const MAX_TICK_INTERVALS = 3;
 
 /**
- * The range of a line's values: from the lowest to the highest, widened to round ticks (the smallest
- * step that needs at most three intervals), so an 83 → 97 % swing fills the strip instead of its top
- * sixth, and a 0.2-point wobble does not. A flat line gets one step around it.
+ * The range of a line's values widened to round ticks (the smallest step that needs at most three intervals), so an
+ * 83 → 97 % swing fills the strip and a 0.2-point wobble does not. A flat line gets one step around it.
  */
 export function chooseChartRange(ratios: readonly (number | null)[]) {
   const values = ratios.filter((v): v is number => v !== null);

@@ -14,10 +14,7 @@ export const COMPILED_TEMPLATES_FILE = 'compiled-templates.json';
 const COMPILED_TEMPLATES_FORMAT = 2;
 
 /** By key: Handlebars' precompiled specs (JavaScript source) and the CSS-inlined sets. */
-export interface CompiledTemplates {
-  specs: Map<string, string>;
-  inlined: Map<string, InlinedHtmlTemplates>;
-}
+export type CompiledTemplates = { specs: Map<string, string>; inlined: Map<string, InlinedHtmlTemplates> };
 
 export function hashTemplateInput(handlebarsVersion: string, source: string, options: Record<string, unknown>): string {
   const sortedOptions = Object.fromEntries(sortByKey(Object.entries(options)));

@@ -14,9 +14,8 @@ export interface InlinedHtmlTemplates {
 type HandlebarsParser = Pick<typeof HandlebarsNamespace, 'parse'>;
 
 /**
- * The options the relay gives juice: `@media` rules stay in `<style>` (dark mode, small screens), pixel widths
- * become `width` attributes, and the rules that matched no element are kept in `<style>` too, since at load an
- * element whose class comes from data (`class="band-{{band}}"`) cannot be matched.
+ * `@media` rules (dark mode, small screens) and rules that matched no element stay in `<style>`: at load an element whose
+ * class comes from data (`class="band-{{band}}"`) cannot be matched.
  */
 export const JUICE_OPTIONS = {
   preserveMediaQueries: true,
