@@ -55,14 +55,13 @@ export function buildDigestView(content: DigestContent) {
 
 function buildSeriesView(trend: SeriesPeriodTrend, timezone: string) {
   const change = trend.change;
-  const latest = trend.latest.ratios;
   const deltas = change.overall ? [change.overall, ...change.severities] : [];
   // The trend's deltas are in COUNT_LINES' order.
   const ratios = COUNT_LINES.map((key, i) => {
     const delta = deltas[i];
     return {
       name: key === 'overall' ? 'Overall' : key,
-      percentText: formatPercentValue(latest[key]),
+      percentText: formatPercentValue(trend.latest.ratios[key]),
       changeText: delta?.deltaPointsText ?? '—',
       delta: formatDeltaShort(delta ?? null),
       direction: delta?.direction ?? 'same',

@@ -227,8 +227,8 @@ export function buildOwnerGroupView(
     ? { ...delivery, report: { ...delivery.report, device_count: owners.deviceCount }, counts: addOverall(group.counts) }
     : delivery;
   // No chart: the series chart is the whole report's.
-  const share = shareInsights(insights, group);
-  const { view, attachments } = buildMailView(scoped, insights, options, { ...share, failingKnown: true, csvSuffix: '-owners' });
+  const scope = { ...shareInsights(insights, group), failingKnown: true, csvSuffix: '-owners' };
+  const { view, attachments } = buildMailView(scoped, insights, options, scope);
   return { view: { ...view, owners }, attachments };
 }
 

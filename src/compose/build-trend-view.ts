@@ -158,9 +158,6 @@ export const formatAccepted = (accepted: number): string => (accepted > 0 ? `, $
 /** What one of the two reports did not evaluate or could not be told, a line each (null when there is nothing to say). */
 function buildEvaluationLines(trend: Trend, reading: PairStates | null) {
   const previousId = trend.previous?.reportId ?? 0;
-  const deletedTests = new Set(reading?.deletedTests ?? []);
-  const deletedDevices = new Set(reading?.deletedDevices ?? []);
-  const describe = (pairs: readonly FailingPair[]) => describePairs(pairs, deletedTests, deletedDevices);
   const one = (n: number, singular: string, plural: string) => (n === 1 ? singular : plural);
   const unknown: string[] = [];
   const { undeterminedCount: gone, undeterminedBeforeCount: came } = trend;
@@ -175,10 +172,10 @@ function buildEvaluationLines(trend: Trend, reading: PairStates | null) {
   const text = unknown.join('; ');
   return {
     notEvaluatedLine: trend.notEvaluated.length
-      ? `Not evaluated this time: ${describe(trend.notEvaluated)} \u2014 no results in this report.`
+      ? `Not evaluated this time: ${describePairs(trend.notEvaluated, reading)} \u2014 no results in this report.`
       : null,
     notEvaluatedBeforeLine: trend.notEvaluatedBefore.length
-      ? `No results in report ${previousId} (new since, or not evaluated there): ${describe(trend.notEvaluatedBefore)}.`
+      ? `No results in report ${previousId} (new since, or not evaluated there): ${describePairs(trend.notEvaluatedBefore, reading)}.`
       : null,
     undeterminedLine: text
       ? `${text.charAt(0).toUpperCase()}${text.slice(1)} (${reading?.unknownReason ?? 'NetBox was not asked'}).`
@@ -187,18 +184,18 @@ function buildEvaluationLines(trend: Trend, reading: PairStates | null) {
 }
 
 /** "test bgp-up (deleted from NetBox; 4 devices), sw3 (3 tests), sw4 (ntp-synced) and 2 more devices". */
-function describePairs(pairs: readonly FailingPair[], deletedTests: ReadonlySet<string>, deletedDevices: ReadonlySet<string>): string {
+function describePairs(pairs: readonly FailingPair[], reading: PairStates | null): string {
   const byTest = new Map<string, number>();
   const byDevice = new Map<string, string[]>();
   for (const pair of pairs) {
-    if (deletedTests.has(pair.test)) byTest.set(pair.test, (byTest.get(pair.test) ?? 0) + 1);
+    if (reading?.deletedTests?.includes(pair.test)) byTest.set(pair.test, (byTest.get(pair.test) ?? 0) + 1);
     else byDevice.set(pair.device, [...(byDevice.get(pair.device) ?? []), pair.test]);
   }
   const named = [
     ...[...byTest].map(([test, devices]) => `test ${test} (deleted from NetBox; ${count(devices, 'device')})`),
     ...[...byDevice].map(([device, tests]) => {
       const which = tests.length === 1 ? tests[0] : count(tests.length, 'test');
-      return `${device} (${deletedDevices.has(device) ? `deleted from NetBox; ${which}` : which})`;
+      return `${device} (${reading?.deletedDevices?.includes(device) ? `deleted from NetBox; ${which}` : which})`;
     }),
   ];
   const shown = named.slice(0, EVALUATION_LINE_NAMES);

@@ -141,11 +141,7 @@ export function buildFilterHeaders(view: ReportView, route: string): Record<stri
   return {
     'X-Compliance-Report-Id': String(view.report.id),
     // An owner group NetBox could not count has no percentage of its own: the report's is not its.
-    'X-Compliance-Pass-Percent': view.owners?.countsMissing
-      ? 'unknown'
-      : view.overall.percent === null
-        ? 'none'
-        : view.overall.percent.toFixed(1),
+    'X-Compliance-Pass-Percent': view.owners?.countsMissing ? 'unknown' : (view.overall.percent?.toFixed(1) ?? 'none'),
     'X-Compliance-High-Failed': String(view.highFailed),
     'X-Compliance-Verdict': view.verdict?.direction ?? 'none',
     // A report received after a newer one of its series (its verdict is against the report created before it).

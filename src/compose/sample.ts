@@ -22,10 +22,8 @@ export function readSampleBody(root = findPackageRoot()): Buffer {
   try {
     return fs.readFileSync(file);
   } catch (error) {
-    const reason = (error as Error).message;
-    throw new Error(`the sample report ${file}, part of the relay's package, cannot be read: ${reason}; reinstall the relay`, {
-      cause: error,
-    });
+    const reason = `the sample report ${file}, part of the relay's package, cannot be read: ${(error as Error).message}`;
+    throw new Error(`${reason}; reinstall the relay`, { cause: error });
   }
 }
 

@@ -84,9 +84,7 @@ export function buildMessageId(options: {
   route?: string;
 }): string {
   const hash = createHash('sha256')
-    .update(options.dedupKey)
-    .update('\0')
-    .update(options.route ?? '')
+    .update(`${options.dedupKey}\0${options.route ?? ''}`)
     .digest('hex')
     .slice(0, 16);
   const route = options.route ? `.${slug(options.route)}` : '';

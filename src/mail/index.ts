@@ -8,7 +8,7 @@ export {
   type RenderedMail,
 } from './renderer';
 export { buildMessageId, buildThreadId } from './build-outgoing-mail';
-export { buildOutgoingMail, type MailAttachment, type MailInput, type OutgoingMail, type Recipients } from './build-outgoing-mail';
+export { buildOutgoingMail, type MailAttachment, type OutgoingMail, type Recipients } from './build-outgoing-mail';
 export { COMPILED_TEMPLATES_FILE } from './compiled-templates-file';
 export {
   buildTrendChart,
