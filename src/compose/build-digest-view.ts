@@ -7,27 +7,21 @@ import { buildRouteRecipients } from './report-composer';
 import { buildMailChart } from './create-report-insights';
 import { buildVerdictView, count, formatAccepted, formatDeltaShort, TREND_LISTED_MAX } from './build-trend-view';
 
-/**
- * What a digest is about, gathered from the store (digest/) for its job (reports received at or after `periodStart` and
- * before `periodEnd` are in it): the view below is built from it.
- */
+/** What a digest is about, gathered from the store (digest/) for its job's period. */
 export interface DigestContent extends DigestJob {
-  /** The zone the dates are written in (the route's digest.timezone, else MAIL_TIMEZONE). */
+  /** The route's digest.timezone, else MAIL_TIMEZONE. */
   timezone: string;
-  /** Each NetBox source's series over the period. */
   sources: { source: string; series: SeriesPeriodTrend[] }[];
-  /** The series beyond the cap on sections (the least failing): one table row each, from its latest report; absent or empty: none. */
+  /** The series beyond the cap on sections (the least failing): one table row each, from its latest report. */
   otherSeries?: { source: string; series: string; reportCount: number; latest: PeriodPoint }[];
-  /** Configured NetBox sources from which no report at all arrived in the period (the watchdog's view). */
+  /** Configured NetBox sources from which no report at all arrived in the period. */
   silentSources: string[];
 }
-
-// The digest view's shape is what its builders below return: templates/README.md documents each field.
 
 /** Reports listed per series in a digest (an hourly series has 168 a week: the chart shows them all). */
 const DIGEST_REPORTS_LISTED = 10;
 
-/** The view of a digest mail: dates in the digest's zone, figures as the report mails write them. */
+/** The view of a digest mail (templates/README.md documents each field). */
 export function buildDigestView(content: DigestContent) {
   const at = (ms: number) => formatMinutes(new Date(ms).toISOString(), content.timezone);
   const sources = content.sources.map((s) => ({ name: s.source, series: s.series.map((t) => buildSeriesView(t, content.timezone)) }));
@@ -61,14 +55,13 @@ export function buildDigestView(content: DigestContent) {
 
 function buildSeriesView(trend: SeriesPeriodTrend, timezone: string) {
   const change = trend.change;
-  const latest = trend.latest.ratios;
   const deltas = change.overall ? [change.overall, ...change.severities] : [];
   // The trend's deltas are in COUNT_LINES' order.
   const ratios = COUNT_LINES.map((key, i) => {
     const delta = deltas[i];
     return {
       name: key === 'overall' ? 'Overall' : key,
-      percentText: formatPercentValue(latest[key]),
+      percentText: formatPercentValue(trend.latest.ratios[key]),
       changeText: delta?.deltaPointsText ?? '—',
       delta: formatDeltaShort(delta ?? null),
       direction: delta?.direction ?? 'same',
@@ -76,12 +69,13 @@ function buildSeriesView(trend: SeriesPeriodTrend, timezone: string) {
     };
   });
   const baseline = trend.baseline;
-  const name = nameSeries(trend.series);
-  const overall = ratios[0];
+  // The series key ends with NETBOX_URL and the report's base path.
+  const [netboxUrl, basePath = ''] = trend.series.split('|').slice(-2);
+  const latestPath = `/plugins/validity/reports/${trend.latest.reportId}/`;
   return {
-    name,
-    verdict: buildVerdictView(change, overall.percentText),
-    latestUrl: buildLatestUrl(trend.series, trend.latest.reportId),
+    name: nameSeries(trend.series),
+    verdict: buildVerdictView(change, ratios[0].percentText),
+    latestUrl: /^https?:\/\//.test(netboxUrl) ? buildWebUrl(basePath, latestPath, netboxUrl) : null,
     // Accepted exceptions are counted apart, in `waived`.
     highFailed: trend.latest.failed.HIGH - change.leftOut.HIGH,
     reportCount: trend.points.length,
@@ -109,7 +103,7 @@ function buildSeriesView(trend: SeriesPeriodTrend, timezone: string) {
   };
 }
 
-/** The digest's one line about pairs that stopped or started failing where a side was not evaluated (or not known). */
+/** The line about pairs that stopped or started failing where a side was not evaluated (or not known). */
 function describeUnevaluated(change: Trend): string | null {
   const stopped = change.notEvaluated.length + change.undeterminedCount;
   const started = change.notEvaluatedBefore.length + change.undeterminedBeforeCount;
@@ -127,83 +121,52 @@ function describeUnevaluated(change: Trend): string | null {
 /** Verdicts from the most to the least urgent: a digest of several series is named by its most urgent. */
 const URGENCY = ['worse', 'mixed', 'better', 'same', 'first'] as const;
 
-/**
- * `Worse: 83.3% (−7.4), 5 HIGH failing — digest weekly · 7 reports`: the verdict and the HIGH count
- * first, as a report mail's subject. Several series: the most urgent verdict, how many series share it,
- * and the HIGH failures of all of them.
- */
+/** `Worse: 83.3% (−7.4), 5 HIGH failing — digest weekly · 7 reports`; several series: the most urgent verdict and how many share it. */
 function buildDigestSubject(content: DigestContent, series: ReturnType<typeof buildSeriesView>[], reportCount: number): string {
   const late = content.late ? '[late] ' : '';
   const tail = ` \u2014 digest ${content.route} \u00b7 ${count(reportCount, 'report')}`;
   if (series.length === 0) return `${late}No reports${tail}`;
   const high = series.reduce((n, s) => n + s.highFailed, 0);
   const failing = `${high > 0 ? `${high} HIGH failing` : 'no HIGH failing'}${formatAccepted(series.reduce((n, s) => n + s.waived, 0))}`;
-  if (series.length === 1) {
-    const [one] = series;
-    return `${late}${one.verdict.word}: ${one.ratios[0].percentText}${one.ratios[0].delta}, ${failing}${tail}`;
-  }
+  const [one] = series;
+  if (series.length === 1) return `${late}${one.verdict.word}: ${one.ratios[0].percentText}${one.ratios[0].delta}, ${failing}${tail}`;
   const worst = URGENCY.find((v) => series.some((s) => s.verdict.direction === v))!;
-  const word = series.find((s) => s.verdict.direction === worst)!.verdict.word;
-  const sharing = series.filter((s) => s.verdict.direction === worst).length;
-  return `${late}${word}: ${sharing} of ${series.length} NetBoxes, ${failing}${tail}`;
+  const sharing = series.filter((s) => s.verdict.direction === worst);
+  return `${late}${sharing[0].verdict.word}: ${sharing.length} of ${series.length} NetBoxes, ${failing}${tail}`;
 }
 
-/** The period's chart, as a report mail's, over its last reports: one point is not a trend, and a week of hourly reports would not fit a phone. */
+/** The period's chart over its last reports: a week of hourly reports would not fit a phone. */
 function buildChartView(points: readonly PeriodPoint[], timezone: string) {
   const listed = points.map((p) => ({ ...p, createdText: formatMinutes(p.created, timezone) }));
   const shown = points.slice(-TREND_CHART_MAX_REPORTS);
-  if (shown.length === 0) return { points: listed, charted: 0, sparkline: '', rangeText: '', table: null };
-  const ratio = (v: number | null) => (v === null ? null : v / 100);
-  const chart = buildMailChart(
-    shown.map((p) => ({
-      reportId: p.reportId,
-      at: p.created,
-      ratios: mapCountLines((line) => ratio(p.ratios[line])),
-    })),
-    formatPercentValue(shown[shown.length - 1].ratios.overall),
-    'the latest report',
-  );
-  return {
-    points: listed,
-    charted: shown.length,
-    sparkline: chart.sparkline,
-    rangeText: chart.rangeText,
-    table: shown.length > 1 ? chart : null,
-  };
+  const chart =
+    shown.length > 0
+      ? buildMailChart(
+          shown.map((p) => ({ reportId: p.reportId, at: p.created, ratios: mapCountLines((line) => toRatio(p.ratios[line])) })),
+          formatPercentValue(shown[shown.length - 1].ratios.overall),
+          'the latest report',
+        )
+      : null;
+  const table = shown.length > 1 ? chart : null;
+  return { points: listed, charted: shown.length, sparkline: chart?.sparkline ?? '', rangeText: chart?.rangeText ?? '', table };
 }
+
+const toRatio = (percent: number | null) => (percent === null ? null : percent / 100);
 
 /** A date and time to the minute: a digest spans days, its seconds are noise. */
-function formatMinutes(iso: string, timezone: string): string {
-  return formatDateTime(iso, timezone).replace(/(\d\d:\d\d):\d\d/, '$1');
-}
+const formatMinutes = (iso: string, timezone: string): string => formatDateTime(iso, timezone).replace(/(\d\d:\d\d):\d\d/, '$1');
 
-/** The latest report's page: the series key holds NETBOX_URL and the report's base path (not doubled). */
-function buildLatestUrl(series: string, reportId: number): string | null {
-  const [netboxUrl, basePath = ''] = series.split('|').slice(-2);
-  return /^https?:\/\//.test(netboxUrl) ? buildWebUrl(basePath, `/plugins/validity/reports/${reportId}/`, netboxUrl) : null;
-}
-
-function nameSeries(series: string): string {
-  const parts = series.split('|');
-  return parts.slice(-2).join('') || series;
-}
+const nameSeries = (series: string) => series.split('|').slice(-2).join('') || series;
 
 /** The template set a digest route renders unless it names its own (`template`). */
 export const DIGEST_TEMPLATE_SET = 'digest';
 
-/** How a digest is mailed: its outbox record's id and key make the Message-ID, stable across retries. */
-export interface DigestMailOptions {
-  renderer: Renderer;
-  from: string;
-  delivery: Pick<DeliveryRecord, 'id' | 'dedupKey'>;
-  date: Date;
-}
-
-/**
- * A digest's mail to its route (recipients, template set and subject): the digest template set rendered with the
- * period's view, marked automatic like the report mails, and with X-Compliance-Digest naming the route for client-side filters.
- */
-export async function buildDigestMail(content: DigestContent, route: Route, options: DigestMailOptions): Promise<OutgoingMail> {
+/** A digest's mail to its route; its outbox record's id and key make the Message-ID, stable across retries. */
+export async function buildDigestMail(
+  content: DigestContent,
+  route: Route,
+  options: { renderer: Renderer; from: string; delivery: Pick<DeliveryRecord, 'id' | 'dedupKey'>; date: Date },
+): Promise<OutgoingMail> {
   const rendered = options.renderer.render(
     buildDigestView(content),
     route.template ?? DIGEST_TEMPLATE_SET,

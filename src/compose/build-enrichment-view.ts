@@ -1,15 +1,12 @@
 import { buildFailuresCsv, type Enrichment, type FailureSummary } from '../enrichment';
 import type { MailAttachment } from '../mail';
 import { buildWebUrl, SEVERITIES } from '../report';
-import { pairKey, type FailingPair, type PairBadge, type Trend } from '../trend';
+import { pairKey, type PairBadge, type Trend } from '../trend';
 import { buildWaiverFormPath } from '../waivers';
 
 // The views below are what the templates read: templates/README.md documents each field.
 
-/**
- * Failing tests a mail lists, the rest counted in "and N more" linked to NetBox: a large report's HTML stays
- * well under Gmail's 102 KB clipping size, past which the links at the end of the mail are hidden.
- */
+/** Failing tests a mail lists, the rest counted: a large report's HTML stays well under Gmail's 102 KB clipping size. */
 export const MAX_FAILING_TESTS_LISTED = 50;
 
 /** Size cap of the CSV attachment (a route's attach_csv): 5 MB passes the attachment limits of common mail servers. */
@@ -21,7 +18,7 @@ export interface EnrichmentViewOptions {
   netboxUrl?: string;
   failedResultsUrl: string;
   maxFailures: number;
-  attachment: AttachmentView;
+  attachment: ReturnType<typeof buildCsvAttachment>['attachment'];
   /** Each listed result carries its badge (new, failing since). */
   trend?: Trend | null;
   /** Pairs (by pairKey) whose waiver ended since the previous report. */
@@ -30,24 +27,19 @@ export interface EnrichmentViewOptions {
   waiverForm?: { relayUrl: string; source: string };
 }
 
-/** How the failing-tests section and its CSV are built. */
-export type SectionOptions = Omit<EnrichmentViewOptions, 'attachment'> & { attachCsv: boolean; attachMaxBytes: number };
-
-/** The section's note about the CSV attachment. */
-type AttachmentView = ReturnType<typeof buildCsvAttachment>['attachment'];
-
-/** `enrichment` in the view: what failed, from NetBox's results; when NetBox could not tell, `available` is false and the lists are empty. */
+/** When NetBox could not tell what failed, `available` is false and the lists are empty. */
 export type EnrichmentView = ReturnType<typeof buildEnrichmentView>;
 
 const TOP_DEVICES = 10;
 
-/** Builds `enrichment` for the templates. */
 export function buildEnrichmentView(enrichment: Enrichment, options: EnrichmentViewOptions) {
   const web = (pagePath: string) => buildWebUrl(options.basePath, pagePath, options.netboxUrl);
   const filtered = (filter: string) => web(`/plugins/validity/test-results/?report_id=${options.reportId}&${filter}&passed=false`);
   const summary: FailureSummary = enrichment.status === 'ok' ? enrichment.summary : { results: [], tests: [], devices: [] };
   const listed = summary.tests.slice(0, options.maxFailures);
-  const newByTest = countNewByTest(summary.results, options.trend?.badges);
+  const badges = options.trend?.badges;
+  const newByTest = new Map<string, number>();
+  for (const r of summary.results) if (badges?.get(pairKey(r))?.kind === 'new') newByTest.set(r.test, (newByTest.get(r.test) ?? 0) + 1);
   const buildTest = (test: FailureSummary['tests'][number]) => {
     const devices = test.firstResults.map((r) => ({
       name: r.device,
@@ -64,7 +56,7 @@ export function buildEnrichmentView(enrichment: Enrichment, options: EnrichmentV
       devices,
       moreDevices: test.failingDevices - test.firstResults.length,
       resultsUrl: test.testId !== null ? filtered(`test_id=${test.testId}`) : options.failedResultsUrl,
-      tagged: tagDevices(test.name, devices, options.trend?.badges, options.trend?.previous?.reportId ?? null),
+      tagged: tagDevices(test.name, devices, badges, options.trend?.previous?.reportId ?? null),
       newDevices: newByTest.get(test.name) ?? 0,
     };
   };
@@ -97,21 +89,7 @@ export function buildEnrichmentView(enrichment: Enrichment, options: EnrichmentV
   };
 }
 
-/** Newly failing results per test name. */
-function countNewByTest(
-  results: readonly Pick<FailingPair, 'device' | 'test'>[],
-  badges: ReadonlyMap<string, PairBadge> | undefined,
-): Map<string, number> {
-  const counts = new Map<string, number>();
-  if (!badges) return counts;
-  for (const r of results) if (badges.get(pairKey(r))?.kind === 'new') counts.set(r.test, (counts.get(r.test) ?? 0) + 1);
-  return counts;
-}
-
-/**
- * A test's named devices grouped by badge (each device in exactly one group): new first, then those the previous
- * report did not evaluate or could not be told about, then the longest streak first.
- */
+/** A test's named devices grouped by badge: new first, then not evaluated or not known before, then the longest streak. */
 function tagDevices<D extends { name: string }>(
   test: string,
   devices: D[],
@@ -122,8 +100,7 @@ function tagDevices<D extends { name: string }>(
   const groups = new Map<string, { tag: string; isNew: boolean; devices: D[]; order: number }>();
   for (const device of devices) {
     const badge = badges.get(pairKey({ test, device: device.name }));
-    const tag = !badge ? '' : describeBadge(badge, previousReportId);
-    const order = !badge ? 0 : badge.kind === 'streak' ? badge.reports : BADGE_ORDER[badge.kind];
+    const { tag, order } = describeBadge(badge, previousReportId);
     const group = groups.get(tag) ?? { tag, isNew: badge?.kind === 'new', devices: [], order };
     group.devices.push(device);
     groups.set(tag, group);
@@ -131,25 +108,23 @@ function tagDevices<D extends { name: string }>(
   return [...groups.values()].sort((a, b) => b.order - a.order).map(({ tag, isNew, devices: named }) => ({ tag, isNew, devices: named }));
 }
 
-const BADGE_ORDER: Record<Exclude<PairBadge['kind'], 'streak'>, number> = {
-  new: Number.MAX_SAFE_INTEGER,
-  unseen: Number.MAX_SAFE_INTEGER - 1,
-  unknown: Number.MAX_SAFE_INTEGER - 2,
-};
-
-/** "new", "no result in report 41", "not failing in report 41", or the streak. */
-function describeBadge(badge: PairBadge, previousReportId: number | null): string {
-  if (badge.kind === 'new') return 'new';
-  if (badge.kind === 'unseen') return `no result in report ${previousReportId ?? '?'}`;
-  if (badge.kind === 'unknown') return `not failing in report ${previousReportId ?? '?'}`;
-  return `failing since report ${badge.sinceReportId} (${badge.atLeast ? 'at least ' : ''}${badge.reports} in a row)`;
+/** "new", "no result in report 41", "not failing in report 41", or the streak, and where its group goes (highest first). */
+function describeBadge(badge: PairBadge | undefined, previousReportId: number | null): { tag: string; order: number } {
+  const previous = previousReportId ?? '?';
+  if (!badge) return { tag: '', order: 0 };
+  if (badge.kind === 'new') return { tag: 'new', order: Number.MAX_SAFE_INTEGER };
+  if (badge.kind === 'unseen') return { tag: `no result in report ${previous}`, order: Number.MAX_SAFE_INTEGER - 1 };
+  if (badge.kind === 'unknown') return { tag: `not failing in report ${previous}`, order: Number.MAX_SAFE_INTEGER - 2 };
+  const tag = `failing since report ${badge.sinceReportId} (${badge.atLeast ? 'at least ' : ''}${badge.reports} in a row)`;
+  return { tag, order: badge.reports };
 }
 
-/**
- * The CSV of the failing results (a route's attach_csv), as an attachment and as the section's note about it
- * (`suffix` names the file: `-owners` for one owner's devices).
- */
-export function buildCsvAttachment(enrichment: Enrichment, options: SectionOptions, suffix: string) {
+/** The CSV of the failing results (a route's attach_csv), as an attachment and as the section's note about it. */
+export function buildCsvAttachment(
+  enrichment: Enrichment,
+  options: Omit<EnrichmentViewOptions, 'attachment'> & { attachCsv: boolean; attachMaxBytes: number },
+  suffix: string,
+) {
   if (!options.attachCsv || enrichment.status !== 'ok' || enrichment.summary.results.length === 0)
     return { attachments: [] as MailAttachment[], attachment: null };
   const csv = buildFailuresCsv(enrichment.summary.results, {

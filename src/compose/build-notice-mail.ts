@@ -4,30 +4,19 @@ import type { Clock, Logger } from '../shared';
 import { parseJobDelivery, type DeliveryRecord, type InternalJob, type MissedReportsNotice, type WatchdogAlert } from '../store';
 import { UnreadableDeliveryError, type ComposedNotice } from './report-composer';
 
-/**
- * The template set the relay's notices render. A TEMPLATES_DIR without it (copied before notices had templates)
- * renders them with the shipped set, as they were mailed before.
- */
+/** A TEMPLATES_DIR without this set (copied before notices had templates) renders notices with the shipped one. */
 export const NOTICE_TEMPLATE_SET = 'notice';
 
-/** The templates, who the relay's notices go to, from whom, the zone their times are written in, and the clock that dates them. */
-interface NoticeMailOptions {
+export type NoticeJob = Extract<InternalJob, { kind: 'watchdog' | 'missed' }>;
+
+/** Composes the watchdog's and the catch-up's notices; the Message-ID is built from its route, so a retry keeps it. */
+export function createNoticeComposer(options: {
   renderer: Renderer;
   from: string;
   recipients: Recipients;
   timezone: string;
   clock: Clock;
-}
-
-/** A job that mails a notice: the watchdog's record or the catch-up's. */
-export type NoticeJob = Extract<InternalJob, { kind: 'watchdog' | 'missed' }>;
-
-/**
- * The composer of the watchdog's records: each becomes the watchdog's notice ("no report since …", "arriving again") or the
- * catch-up's (missed reports), the notice template set rendered with its view, marked automatic like the report mails.
- * `X-Compliance-Watchdog` names its kind; the Message-ID is built from its route, so a retry keeps it.
- */
-export function createNoticeComposer(options: NoticeMailOptions): (delivery: DeliveryRecord, log?: Logger) => Promise<ComposedNotice> {
+}): (delivery: DeliveryRecord, log?: Logger) => Promise<ComposedNotice> {
   // Loaded on the first notice, only for a TEMPLATES_DIR without the set.
   let shipped: Renderer | undefined;
   const renderer = () => (options.renderer.sets.includes(NOTICE_TEMPLATE_SET) ? options.renderer : (shipped ??= loadRenderer()));
@@ -51,13 +40,10 @@ export function createNoticeComposer(options: NoticeMailOptions): (delivery: Del
   };
 }
 
-/** One line of a notice: its text, and the link it ends with (`url`, not in `text`), or null. An empty text is a blank line. */
+/** One line of a notice and the link it ends with; an empty text is a blank line. */
 type NoticeLine = { text: string; url: string | null };
 
-/**
- * The view of a notice mail (templates/README.md documents it): its kind (`overdue`, `resumed`, `missed`), the named
- * source it is about (null: the default), its subject and its lines.
- */
+/** The view of a notice mail (templates/README.md documents it). */
 export function buildNoticeView(job: NoticeJob, timezone: string) {
   const { subject, lines, kind, source } =
     job.kind === 'missed' ? describeMissedReports(job.notice, timezone) : describeSilence(job.alert, timezone);
@@ -72,7 +58,7 @@ export function buildNoticeView(job: NoticeJob, timezone: string) {
   };
 }
 
-/** "report 12, 13, 17": ids, a run of consecutive ones shown as a range. */
+/** "12–14, 17": a run of consecutive ids as a range. */
 function formatIdRanges(ids: readonly number[]): string {
   const parts: string[] = [];
   for (let i = 0; i < ids.length;) {
@@ -84,7 +70,6 @@ function formatIdRanges(ids: readonly number[]): string {
   return parts.join(', ');
 }
 
-/** The catch-up's notice: what was missed, which were not mailed (with links) and which NetBox had already deleted. */
 function describeMissedReports(notice: MissedReportsNotice, timezone: string) {
   const from = notice.source ? ` of the NetBox source ${notice.source}` : '';
   const refused = notice.refused ?? [];
@@ -114,14 +99,9 @@ function describeMissedReports(notice: MissedReportsNotice, timezone: string) {
 
 /** "1 day 3 hours", "5 hours 12 minutes", "40 minutes": the two largest units. */
 function formatDuration(ms: number): string {
-  const units: [string, number][] = [
-    ['day', 86_400_000],
-    ['hour', 3_600_000],
-    ['minute', 60_000],
-  ];
   const parts: string[] = [];
   let rest = Math.max(0, ms);
-  for (const [name, size] of units) {
+  for (const [name, size] of Object.entries({ day: 86_400_000, hour: 3_600_000, minute: 60_000 })) {
     const n = Math.floor(rest / size);
     rest -= n * size;
     if (n > 0 || (parts.length === 0 && name === 'minute')) parts.push(`${n} ${name}${n === 1 ? '' : 's'}`);
@@ -130,25 +110,6 @@ function formatDuration(ms: number): string {
   return parts.join(' ');
 }
 
-/**
- * The catch-up listed NetBox's reports well into the silence (past half of it) and found none newer:
- * NetBox has none either. An older listing shows nothing about the rest of the silence.
- */
-function netboxHasNone(alert: WatchdogAlert): boolean {
-  return alert.netboxCheckedAt != null && alert.netboxCheckedAt >= alert.silentSince + alert.expectEveryMs / 2;
-}
-
-/** What the silence can mean, as far as the relay could check NetBox itself (the catch-up lists its reports). */
-function describeNetboxCheck(alert: WatchdogAlert, timezone: string): string {
-  const checked = alert.netboxCheckedAt == null ? undefined : formatDateTime(new Date(alert.netboxCheckedAt).toISOString(), timezone);
-  if (netboxHasNone(alert))
-    return `NetBox had no newer report either when the relay last listed its reports, at ${checked} (catch-up): no webhook was lost, the tests did not run or did not succeed. Check:`;
-  if (alert.netboxCheckedAt !== undefined)
-    return `The relay has not listed NetBox's reports ${checked ? `since ${checked}` : 'yet'} (its catch-up fails: see the logs and compliance_relay_catch_up_failures_total), so it cannot tell whether NetBox has reports whose webhook was lost. Check:`;
-  return 'NetBox drops a webhook that fails without retrying it, so silence can mean a lost report. Check:';
-}
-
-/** The watchdog's mail: "no compliance report received since …" when reports stop, "arriving again" when they resume. */
 function describeSilence(alert: WatchdogAlert, timezone: string) {
   const since = formatDateTime(new Date(alert.silentSince).toISOString(), timezone);
   const from = alert.source ? ` from the NetBox source ${alert.source}` : '';
@@ -158,14 +119,21 @@ function describeSilence(alert: WatchdogAlert, timezone: string) {
     kind: alert.kind,
     source: alert.source,
   });
+  // The catch-up listed NetBox's reports past half of the silence and found none newer: NetBox has none either.
+  const netboxHasNone = alert.netboxCheckedAt != null && alert.netboxCheckedAt >= alert.silentSince + alert.expectEveryMs / 2;
+  const checked = alert.netboxCheckedAt == null ? undefined : formatDateTime(new Date(alert.netboxCheckedAt).toISOString(), timezone);
   if (alert.kind === 'overdue')
     return notice(`No compliance report received since ${since}`, [
       `No compliance report${from} has reached the relay since ${since} (${formatDuration(alert.detectedAt - alert.silentSince)} ago).`,
       `One is expected at least every ${formatDuration(alert.expectEveryMs)} (${alert.source ? `expect_report_every of ${alert.source} in SOURCES_FILE` : 'EXPECT_REPORT_EVERY'}).`,
       '',
-      describeNetboxCheck(alert, timezone),
+      netboxHasNone
+        ? `NetBox had no newer report either when the relay last listed its reports, at ${checked} (catch-up): no webhook was lost, the tests did not run or did not succeed. Check:`
+        : alert.netboxCheckedAt !== undefined
+          ? `The relay has not listed NetBox's reports ${checked ? `since ${checked}` : 'yet'} (its catch-up fails: see the logs and compliance_relay_catch_up_failures_total), so it cannot tell whether NetBox has reports whose webhook was lost. Check:`
+          : 'NetBox drops a webhook that fails without retrying it, so silence can mean a lost report. Check:',
       '- that the scheduled "Run Compliance Tests" still runs and succeeds in NetBox;',
-      ...(netboxHasNone(alert)
+      ...(netboxHasNone
         ? []
         : [
             '- that the webhook and its event rule exist and are enabled (compliance-relay netbox-setup --dry-run shows what differs);',

@@ -1,16 +1,7 @@
 import type { Config } from '../config';
 import type { ChartView } from './create-report-insights';
-import {
-  bandOf,
-  buildLinks,
-  findNetboxBasePath,
-  formatDateTime,
-  formatPercent,
-  passPercent,
-  SEVERITIES,
-  type ReportLinks,
-  type Severity,
-} from '../report';
+import { bandOf, buildLinks, findNetboxBasePath, formatDateTime, formatPercent, passPercent, SEVERITIES } from '../report';
+import type { ReportLinks, Severity } from '../report';
 import type { OwnerGroupPlan, ReceivedVia } from '../store';
 import { addOverall, pairKey, type Trend } from '../trend';
 import type { ReportDelivery } from '../webhook';
@@ -24,13 +15,12 @@ import { shareInsights, type ReportInsights } from './create-report-insights';
 /** The mail's colour scale: the worst failing severity, `ok` when nothing failed, `none` when nothing ran. */
 type Tone = 'high' | 'middle' | 'low' | 'ok' | 'none';
 
-/** Everything a template can use. Each optional section is null rather than absent: templates run in strict mode. */
+/** Each optional section is null rather than absent: templates run in strict mode. */
 export type ReportView = ReturnType<typeof buildReportView>;
 
 export interface ReportViewOptions {
-  /** NetBox's base URL; links stay relative without it. */
+  /** Links stay relative without it. */
   netboxUrl?: string;
-  /** The mail's settings (MAIL_FROM, MAIL_TIMEZONE, …; not where files live): a setting the mail shows is read from here. */
   mail: Omit<Config['mail'], 'outboxDir' | 'templatesDir'>;
   /** Given when the relay serves several NetBox sources: the mail names it. */
   sourceName?: string;
@@ -39,31 +29,41 @@ export interface ReportViewOptions {
   trend?: TrendView | null;
   chart?: ChartView | null;
   waivers?: WaiversView | null;
-  /** Built by the caller already (the failing-tests section links to them too). */
   links?: ReportLinks;
-  /**
-   * An owner group NetBox could not count: its failing results per severity. The subject says its counts are
-   * unavailable and names these, never the report's figures (which the body shows as the whole report's).
-   */
+  /** An owner group NetBox could not count: its failing results per severity, which its subject names. */
   uncountedFailed?: Record<Severity, number>;
 }
 
 const CAUGHT_UP_TEXT =
   'Fetched from NetBox by the relay: its webhook never arrived. The time above is when the run started (NetBox keeps no end time).';
 
-/** Builds the template data for one report delivery (a stored one says how it was received). Pure: same input, same view. */
+/** The template data for one report delivery (a stored one says how it was received). Pure. */
 export function buildReportView(delivery: ReportDelivery & { receivedVia?: ReceivedVia }, options: ReportViewOptions) {
   const r = delivery.report;
   const c = delivery.counts;
   const waivers = options.waivers ?? null;
   const waived = waivers?.bySeverity ?? { HIGH: 0, MIDDLE: 0, LOW: 0 };
-  const severities = SEVERITIES.map((s) => buildRatio(s, c[s].passed, c[s].count, waived[s]));
-  const worst = buildWorst(severities);
+  const severities = SEVERITIES.map((s) => buildRatio(s, c[s].passed, c[s].count, waived[s], s.toLowerCase() as Tone));
+  // The first severity with failed results (and the failures of lower severities).
+  const worstIndex = severities.findIndex((s) => s.failed > 0);
+  const worstRatio = severities[worstIndex];
+  const worst = worstRatio && {
+    severity: worstRatio.name as Severity,
+    failed: worstRatio.failed,
+    tone: worstRatio.tone,
+    otherFailed: severities.slice(worstIndex + 1).reduce((n, s) => n + s.failed, 0),
+  };
   const trend = options.trend ?? null;
   const verdict = trend?.verdict ?? null;
   const accepted = waivers?.count ?? 0;
-  const overall = buildRatio('Overall', c.overall.passed, c.overall.count, accepted);
-  overall.tone = toneOfOverall(overall, verdict);
+  // The Overall line's colour is the verdict's.
+  const overall = buildRatio(
+    'Overall',
+    c.overall.passed,
+    c.overall.count,
+    accepted,
+    (verdict && VERDICT_TONE[verdict.direction]) ?? 'none',
+  );
   // What the mail lists as failing: accepted exceptions are counted apart (the ratios stay NetBox's).
   const own = options.uncountedFailed;
   const highFailed = own ? own.HIGH : c.HIGH.count - c.HIGH.passed - waived.HIGH;
@@ -87,14 +87,13 @@ export function buildReportView(delivery: ReportDelivery & { receivedVia?: Recei
     severities,
     highFailed,
     hasFailures: overall.failed > 0,
-    worst,
+    worst: worst ?? null,
     tone: worst?.tone ?? (overall.hasResults && overall.failed === 0 ? 'ok' : 'none'),
     verdict,
     netboxHost,
     netboxName: options.sourceName ?? netboxHost ?? 'NetBox',
     source: options.sourceName === undefined ? null : { name: options.sourceName },
     links: options.links ?? buildLinks(r.id, r.url, r.results_url, options.netboxUrl),
-    /** Set below, from the view's own fields. */
     defaultSubject: '',
     enrichment: options.enrichment ?? null,
     trend,
@@ -106,13 +105,13 @@ export function buildReportView(delivery: ReportDelivery & { receivedVia?: Recei
   return view;
 }
 
-const SEVERITY_TONE: Record<Severity, Tone> = { HIGH: 'high', MIDDLE: 'middle', LOW: 'low' };
+const VERDICT_TONE: Partial<Record<VerdictView['direction'], Tone>> = { worse: 'high', mixed: 'middle', better: 'ok' };
 
-/** One line of the summary; its tone is its severity's when any of its results failed. */
-function buildRatio(name: string, passed: number, count: number, waived = 0) {
+/** One line of the summary; `failingTone` is its tone when any of its results failed. */
+function buildRatio(name: string, passed: number, count: number, waived: number, failingTone: Tone) {
   const percent = passPercent(passed, count);
   const failed = count - passed;
-  const tone: Tone = count === 0 ? 'none' : failed === 0 ? 'ok' : (SEVERITY_TONE[name as Severity] ?? 'none');
+  const tone: Tone = count === 0 ? 'none' : failed === 0 ? 'ok' : failingTone;
   return {
     name,
     passed,
@@ -130,36 +129,12 @@ function buildRatio(name: string, passed: number, count: number, waived = 0) {
 
 type RatioView = ReturnType<typeof buildRatio>;
 
-/** The first severity (HIGH, MIDDLE, LOW) with failed results (and those of lower severities), or null. */
-function buildWorst(severities: RatioView[]) {
-  const index = severities.findIndex((s) => s.failed > 0);
-  const worst = severities[index];
-  if (!worst) return null;
-  const otherFailed = severities.slice(index + 1).reduce((n, s) => n + s.failed, 0);
-  return { severity: worst.name as Severity, failed: worst.failed, tone: worst.tone, otherFailed };
-}
-
-/** The Overall line's colour: the verdict's, or the state's when there is nothing to compare. */
-function toneOfOverall(overall: RatioView, verdict: VerdictView | null): Tone {
-  if (!overall.hasResults) return 'none';
-  if (overall.failed === 0) return 'ok';
-  return (verdict && VERDICT_TONE[verdict.direction]) ?? 'none';
-}
-
-const VERDICT_TONE: Partial<Record<VerdictView['direction'], Tone>> = { worse: 'high', mixed: 'middle', better: 'ok' };
-
-/**
- * `Worse: 83.3% (−7.4), 5 HIGH failing — report 202 · prod`. The verdict, the percentage and the HIGH
- * count come first, inside the ~40 characters a phone's inbox shows; the report and the instance after.
- * Accepted exceptions are counted apart (`1 HIGH failing, 1 accepted`, `0 failing, 3 accepted`).
- */
+/** `Worse: 83.3% (−7.4), 5 HIGH failing, 1 accepted — report 202 · prod`: what matters first, within a phone inbox's ~40 characters. */
 function buildDefaultSubject(
   view: Pick<ReportView, 'report' | 'overall' | 'highFailed' | 'trend' | 'waivers' | 'source' | 'netboxHost'>,
-  /** An uncounted owner group's own failures: the subject says its counts are unavailable. */
   own: Record<Severity, number> | undefined,
 ): string {
   const { overall, highFailed, trend } = view;
-  // The source's name with several sources, else NETBOX_URL's host.
   const instance = view.source?.name ?? view.netboxHost;
   const where = ` \u2014 report ${view.report.id}${instance ? ` \u00b7 ${instance}` : ''}`;
   const v = trend?.verdict ?? null;
@@ -180,7 +155,7 @@ function buildDefaultSubject(
   return `${lead}, ${failing}${formatAccepted(accepted)}${v?.scopeChanged ? ', scope changed' : ''}${where}`;
 }
 
-/** How a mail's views are built from the insight stage's data: the relay's settings for the failing-tests section. */
+/** How a mail's views are built from the insight stage's data. */
 export interface MailViewOptions extends Pick<ReportViewOptions, 'netboxUrl' | 'mail' | 'sourceName'> {
   maxFailures: number;
   /** Whether some route has attach_csv: the CSV is built once for every route that attaches it. */
@@ -190,31 +165,55 @@ export interface MailViewOptions extends Pick<ReportViewOptions, 'netboxUrl' | '
   relayUrl?: string;
 }
 
-/** A mail's view and attachments. */
 export type MailView = ReturnType<typeof buildMailView>;
 
-/** The whole report's view and CSV, from the insight stage's data (absent without it). */
-export function buildMailView(delivery: ReportDelivery, insights: ReportInsights | undefined, options: MailViewOptions) {
-  return buildScopedView(delivery, insights, options, {
+/** Some failing results (`kept`: the report's, or an owner group's) and their trend. */
+type MailScope = Partial<Pick<ReportInsights, 'kept' | 'chart' | 'waivers'>> &
+  Pick<ReportViewOptions, 'uncountedFailed'> & { trend: Trend | null; failingKnown: boolean; csvSuffix: string };
+
+/** A mail's view and CSV over `scope`: by default the whole report's, from the insight stage's data (absent without it). */
+export function buildMailView(
+  delivery: ReportDelivery,
+  insights: ReportInsights | undefined,
+  options: MailViewOptions,
+  scope: MailScope = {
     kept: insights?.kept,
     trend: insights?.recorded?.trend ?? null,
     // NetBox gave this report's failing results (the waivers leave it a list, however short).
     failingKnown: insights?.kept.status === 'ok',
-    suffix: '',
+    csvSuffix: '',
     chart: insights?.chart,
     waivers: insights?.waivers,
-  });
+  },
+) {
+  const { kept, trend, failingKnown, csvSuffix, waivers, ...extra } = scope;
+  const links = buildLinks(delivery.report.id, delivery.report.url, delivery.report.results_url, options.netboxUrl);
+  const basePath = findNetboxBasePath(delivery.report.url);
+  const relayUrl = options.relayUrl?.replace(/\/+$/, '');
+  const sectionOptions = {
+    ...options,
+    reportId: delivery.report.id,
+    basePath,
+    failedResultsUrl: links.failedResults,
+    // Each failing result it lists carries its badge (new, or failing since): the whole report's.
+    trend: insights?.recorded?.trend ?? null,
+    waiverExpired: new Set(insights?.waivers?.outcome.waiverExpired.map((m) => pairKey(m.pair)) ?? []),
+    waiverForm: relayUrl ? { relayUrl, source: delivery.source } : undefined,
+  };
+  const csv = kept ? buildCsvAttachment(kept, sectionOptions, csvSuffix) : { attachments: [], attachment: null };
+  const enrichment = kept && buildEnrichmentView(kept, { ...sectionOptions, attachment: csv.attachment });
+  const trendOptions = { ...delivery.counts.overall, timezone: options.mail.timezone, basePath, netboxUrl: options.netboxUrl };
+  const states = insights?.recorded?.options.states;
+  const trendView = trend && buildTrendView(trend, { ...trendOptions, currentFailingKnown: failingKnown, states });
+  const waiversView = waivers && buildWaiversView(waivers.outcome, waivers.now);
+  const view = buildReportView(delivery, { ...options, ...extra, links, enrichment, trend: trendView, waivers: waiversView });
+  return { view, attachments: csv.attachments };
 }
 
 /** Names of a group's devices listed in the mail; the rest are counted. */
 const MAX_LISTED_DEVICES = 20;
 
-/**
- * The view and attachments of one owner group's mail: the failing results of its devices only, the
- * pass ratios per severity over its own devices (counted when the plan was made) and the report's
- * totals beside them, and its own trend (see shareInsights), which the subject, first line and
- * X-Compliance-Verdict read.
- */
+/** One owner group's mail: its devices' failing results, ratios and trend (see shareInsights) beside the report's totals. */
 export function buildOwnerGroupView(
   whole: MailView,
   delivery: ReportDelivery,
@@ -222,15 +221,14 @@ export function buildOwnerGroupView(
   group: OwnerGroupPlan,
   options: MailViewOptions,
 ): MailView {
-  const owners = buildOwnersView(group, { overall: whole.view.overall, severities: whole.view.severities });
+  const owners = buildOwnersView(group, whole.view);
   if (group.whole) return { view: { ...whole.view, owners }, attachments: whole.attachments };
-  // With the group's counts in place of the report's, the ratios (and subject) are the group's.
   const scoped = group.counts
     ? { ...delivery, report: { ...delivery.report, device_count: owners.deviceCount }, counts: addOverall(group.counts) }
     : delivery;
-  // No chart: the series chart is the whole report's, and an owner group's own share goes without it.
-  const share = shareInsights(insights, group);
-  const { view, attachments } = buildScopedView(scoped, insights, options, { ...share, failingKnown: true, suffix: '-owners' });
+  // No chart: the series chart is the whole report's.
+  const scope = { ...shareInsights(insights, group), failingKnown: true, csvSuffix: '-owners' };
+  const { view, attachments } = buildMailView(scoped, insights, options, scope);
   return { view: { ...view, owners }, attachments };
 }
 
@@ -247,46 +245,8 @@ function buildOwnersView(group: OwnerGroupPlan, report: { overall: RatioView; se
     moreFixedDevices: Math.max(0, fixed.length - MAX_LISTED_DEVICES),
     deviceCount: group.ownedDevices ?? group.devices.length + fixed.length,
     ownRatios: !group.whole && group.counts !== null,
-    /** Why the group's own ratios are unavailable (the figures shown are the whole report's); null when counted. */
     countsMissing: group.counts === null ? (group.countsMissing ?? 'NetBox could not count its results') : null,
     owned: !group.whole && group.counts !== null && group.ownedDevices != null,
-    report,
+    report: { overall: report.overall, severities: report.severities },
   };
-}
-
-/** A mail's view and CSV over some failing results (`kept`: the report's, or an owner group's) and their trend. */
-function buildScopedView(
-  delivery: ReportDelivery,
-  insights: ReportInsights | undefined,
-  options: MailViewOptions,
-  scope: Partial<Pick<ReportInsights, 'kept' | 'chart' | 'waivers'>> &
-    Pick<ReportViewOptions, 'uncountedFailed'> & {
-      trend: Trend | null;
-      failingKnown: boolean;
-      /** Names the CSV: `-owners` for an owner group's. */
-      suffix: string;
-    },
-) {
-  const { kept, trend, failingKnown, suffix, waivers, ...extra } = scope;
-  const links = buildLinks(delivery.report.id, delivery.report.url, delivery.report.results_url, options.netboxUrl);
-  const basePath = findNetboxBasePath(delivery.report.url);
-  const relayUrl = options.relayUrl?.replace(/\/+$/, '');
-  const sectionOptions = {
-    ...options,
-    reportId: delivery.report.id,
-    basePath,
-    failedResultsUrl: links.failedResults,
-    // Each failing result it lists carries its badge (new, or failing since): the whole report's.
-    trend: insights?.recorded?.trend ?? null,
-    waiverExpired: new Set(insights?.waivers?.outcome.waiverExpired.map((m) => pairKey(m.pair)) ?? []),
-    waiverForm: relayUrl ? { relayUrl, source: delivery.source } : undefined,
-  };
-  const csv = kept ? buildCsvAttachment(kept, sectionOptions, suffix) : { attachments: [], attachment: null };
-  const enrichment = kept && buildEnrichmentView(kept, { ...sectionOptions, attachment: csv.attachment });
-  const trendOptions = { ...delivery.counts.overall, timezone: options.mail.timezone, basePath, netboxUrl: options.netboxUrl };
-  const states = insights?.recorded?.options.states;
-  const trendView = trend && buildTrendView(trend, { ...trendOptions, currentFailingKnown: failingKnown, states });
-  const waiversView = waivers && buildWaiversView(waivers.outcome, waivers.now);
-  const view = buildReportView(delivery, { ...options, ...extra, links, enrichment, trend: trendView, waivers: waiversView });
-  return { view, attachments: csv.attachments };
 }

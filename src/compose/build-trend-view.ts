@@ -1,15 +1,14 @@
 import { buildWebUrl, formatDateTime, formatPercent, formatPercentValue } from '../report';
-import { signOf, type FailingPair, type PairStates, type TestPairsGroup, type Trend, type TrendDelta, type Verdict } from '../trend';
+import { signOf, type FailingPair, type PairStates, type TestPairsGroup, type Trend, type TrendDelta } from '../trend';
 
 // The views below are what the templates read: templates/README.md documents each field.
 
 /** Newly failing / fixed / still failing pairs (or tests, when grouped) a mail lists, at most; the rest is a count. */
 export const TREND_LISTED_MAX = 20;
 
-/** How many of a list's items are past {@link TREND_LISTED_MAX}. */
 const countUnlisted = (list: readonly unknown[]): number => Math.max(0, list.length - TREND_LISTED_MAX);
 
-/** Devices named per test in a grouped list; the rest is a count ("the first few devices"). */
+/** Devices named per test in a grouped list; the rest is a count. */
 const GROUP_DEVICES_SHOWN = 3;
 
 /** Devices (or deleted tests) named in an evaluation line; the rest is a count. */
@@ -19,7 +18,6 @@ export interface TrendViewOptions {
   timezone: string;
   basePath: string;
   netboxUrl?: string;
-  /** Else the note says why pairs are not compared. */
   currentFailingKnown: boolean;
   /** This report's (or owner group's) counts: the verdict line's percentage. */
   passed: number;
@@ -30,7 +28,6 @@ export interface TrendViewOptions {
 /** `trend` in the view: the change against the previous report of the same NetBox (by creation time). */
 export type TrendView = ReturnType<typeof buildTrendView>;
 
-/** Builds `trend` for the templates. */
 export function buildTrendView(trend: Trend, options: TrendViewOptions) {
   const previous = trend.previous;
   const when = (iso: string) => formatDateTime(iso, options.timezone);
@@ -47,8 +44,7 @@ export function buildTrendView(trend: Trend, options: TrendViewOptions) {
     verdict: buildVerdictView(trend, formatPercent(options.passed, options.count)),
     devicesOnly: trend.devicesOnly,
     first: previous === null,
-    firstText:
-      previous === null ? 'This is the first report the relay has seen from this NetBox: there is nothing to compare with yet.' : null,
+    firstText: previous === null ? FIRST_TEXT : null,
     previous: previous
       ? {
           reportId: previous.reportId,
@@ -91,7 +87,6 @@ export function buildTrendView(trend: Trend, options: TrendViewOptions) {
   };
 }
 
-/** One grouped test as the templates print it. */
 function buildTestGroupView(group: TestPairsGroup) {
   return {
     test: group.test,
@@ -106,40 +101,41 @@ function buildTestGroupView(group: TestPairsGroup) {
   };
 }
 
-/**
- * The trend's verdict as the mail words it: the first line under the banner, the subject's first word and the
- * `X-Compliance-Verdict` header. Decided in trend/ (decideVerdict); nothing here decides again.
- */
+/** The verdict as the mail words it (first line, subject, X-Compliance-Verdict); decided in trend/, nothing here decides again. */
 export type VerdictView = ReturnType<typeof buildVerdictView>;
 
-const WORDS: Record<Verdict, string> = { first: 'First', better: 'Better', worse: 'Worse', mixed: 'Mixed', same: 'Same' };
+const FIRST_TEXT = 'This is the first report the relay has seen from this NetBox: there is nothing to compare with yet.';
 
 /** The verdict line of a report (or an owner group, or a digest's series) against its previous report. */
 export function buildVerdictView(trend: Trend, percentText: string) {
   const { verdict, scopeChanged, previous, overall } = trend;
-  const base = { direction: verdict, word: WORDS[verdict], scopeChanged };
+  const base = { direction: verdict, word: `${verdict.charAt(0).toUpperCase()}${verdict.slice(1)}`, scopeChanged };
   if (!previous || !overall) {
     return {
       ...base,
       previousReportId: null as number | null,
-      text: `${percentText} passed. This is the first report the relay has seen from this NetBox: there is nothing to compare with yet.`,
+      text: `${percentText} passed. ${FIRST_TEXT}`,
       scopeText: null as string | null,
     };
   }
   const id = previous.reportId;
   const lead = { first: '', worse: 'Worse than', better: 'Better than', mixed: 'Mixed against', same: 'Same as' }[verdict];
-  const was = overall.previousPercent === null ? '' : `, was ${formatPercentValue(overall.previousPercent)}`;
+  const was = (percent: number | null) => (percent === null ? '' : `, was ${formatPercentValue(percent)}`);
   const high = trend.severities.find((d) => d.name === 'HIGH');
   // HIGH results newly failing, over every newly failing test (not only those the mail lists).
   const newHigh = trend.newlyFailingTests.filter((t) => t.severity === 'HIGH').reduce((n, t) => n + t.devices.length, 0);
-  const highClause = high && (high.direction !== 'same' || newHigh > 0) ? `; ${describeHigh(high, trend.devicesOnly, newHigh)}` : '';
+  const highFigures = trend.devicesOnly
+    ? `${high?.failed} failing, was ${high?.previousFailed}`
+    : `${formatPercentValue(high?.percent ?? null)}${was(high?.previousPercent ?? null)}`;
+  const highClause =
+    high && (high.direction !== 'same' || newHigh > 0) ? `; HIGH ${highFigures}${newHigh > 0 ? `, ${newHigh} newly failing` : ''}` : '';
   // The deltas are validity's figures: when accepted exceptions are why they moved, the line says so.
   const waived = trend.leftOut.HIGH + trend.leftOut.MIDDLE + trend.leftOut.LOW;
   const waivedClause = waived > 0 ? ` The verdict leaves out ${count(waived, 'accepted exception')}.` : '';
   // An owner group's share: the previous report's ratios over its devices are unknown, its failing results are not.
   const figures = trend.devicesOnly
     ? ` on these devices: ${overall.failed} failing, was ${overall.previousFailed}`
-    : `: ${percentText} passed${was} (${overall.deltaPointsText}, ${overall.deltaFailedText})`;
+    : `: ${percentText} passed${was(overall.previousPercent)} (${overall.deltaPointsText}, ${overall.deltaFailedText})`;
   return {
     ...base,
     previousReportId: id as number | null,
@@ -150,38 +146,21 @@ export function buildVerdictView(trend: Trend, percentText: string) {
   };
 }
 
-function describeHigh(high: TrendDelta, devicesOnly: boolean, newly: number): string {
-  const newlyText = newly > 0 ? `, ${newly} newly failing` : '';
-  if (devicesOnly) return `HIGH ${high.failed} failing, was ${high.previousFailed}${newlyText}`;
-  const was = high.previousPercent === null ? '' : `, was ${formatPercentValue(high.previousPercent)}`;
-  return `HIGH ${formatPercentValue(high.percent)}${was}${newlyText}`;
-}
-
-/** "(−7.4)", "(+2.0)", "(±0.0)": the overall change in points, for the subject. */
+/** " (−7.4)", " (±0.0)": the overall change in points, for the subject. */
 export function formatDeltaShort(overall: TrendDelta | null): string {
   if (!overall || overall.deltaPoints === null) return '';
   return ` (${signOf(overall.deltaPoints)}${Math.abs(overall.deltaPoints).toFixed(1)})`;
 }
 
-/** ", 2 accepted": the failing results that are accepted exceptions, counted apart in a subject; "" when none. */
-export function formatAccepted(accepted: number): string {
-  return accepted > 0 ? `, ${accepted} accepted` : '';
-}
+/** ", 2 accepted" in a subject; "" when none. */
+export const formatAccepted = (accepted: number): string => (accepted > 0 ? `, ${accepted} accepted` : '');
 
-/**
- * The mail's lines about what one of the two reports did not evaluate, or could not be told (each null when there is
- * nothing to say): pairs of a test deleted from NetBox under that test, the others per device ("sw3 (3 tests)",
- * "sw4 (ntp-synced)"), and what NetBox could not tell.
- */
+/** What one of the two reports did not evaluate or could not be told, a line each (null when there is nothing to say). */
 function buildEvaluationLines(trend: Trend, reading: PairStates | null) {
   const previousId = trend.previous?.reportId ?? 0;
-  const deletedTests = new Set(reading?.deletedTests ?? []);
-  const deletedDevices = new Set(reading?.deletedDevices ?? []);
-  const describe = (pairs: readonly FailingPair[]) => describePairs(pairs, deletedTests, deletedDevices);
   const one = (n: number, singular: string, plural: string) => (n === 1 ? singular : plural);
   const unknown: string[] = [];
-  const gone = trend.undeterminedCount;
-  const came = trend.undeterminedBeforeCount;
+  const { undeterminedCount: gone, undeterminedBeforeCount: came } = trend;
   if (gone > 0)
     unknown.push(
       `${count(gone, 'result')} that failed in report ${previousId} ${one(gone, 'does', 'do')} not fail now: fixed and not evaluated could not be told apart this time, so neither is listed`,
@@ -193,10 +172,10 @@ function buildEvaluationLines(trend: Trend, reading: PairStates | null) {
   const text = unknown.join('; ');
   return {
     notEvaluatedLine: trend.notEvaluated.length
-      ? `Not evaluated this time: ${describe(trend.notEvaluated)} \u2014 no results in this report.`
+      ? `Not evaluated this time: ${describePairs(trend.notEvaluated, reading)} \u2014 no results in this report.`
       : null,
     notEvaluatedBeforeLine: trend.notEvaluatedBefore.length
-      ? `No results in report ${previousId} (new since, or not evaluated there): ${describe(trend.notEvaluatedBefore)}.`
+      ? `No results in report ${previousId} (new since, or not evaluated there): ${describePairs(trend.notEvaluatedBefore, reading)}.`
       : null,
     undeterminedLine: text
       ? `${text.charAt(0).toUpperCase()}${text.slice(1)} (${reading?.unknownReason ?? 'NetBox was not asked'}).`
@@ -205,18 +184,18 @@ function buildEvaluationLines(trend: Trend, reading: PairStates | null) {
 }
 
 /** "test bgp-up (deleted from NetBox; 4 devices), sw3 (3 tests), sw4 (ntp-synced) and 2 more devices". */
-function describePairs(pairs: readonly FailingPair[], deletedTests: ReadonlySet<string>, deletedDevices: ReadonlySet<string>): string {
+function describePairs(pairs: readonly FailingPair[], reading: PairStates | null): string {
   const byTest = new Map<string, number>();
   const byDevice = new Map<string, string[]>();
   for (const pair of pairs) {
-    if (deletedTests.has(pair.test)) byTest.set(pair.test, (byTest.get(pair.test) ?? 0) + 1);
+    if (reading?.deletedTests?.includes(pair.test)) byTest.set(pair.test, (byTest.get(pair.test) ?? 0) + 1);
     else byDevice.set(pair.device, [...(byDevice.get(pair.device) ?? []), pair.test]);
   }
   const named = [
     ...[...byTest].map(([test, devices]) => `test ${test} (deleted from NetBox; ${count(devices, 'device')})`),
     ...[...byDevice].map(([device, tests]) => {
       const which = tests.length === 1 ? tests[0] : count(tests.length, 'test');
-      return `${device} (${deletedDevices.has(device) ? `deleted from NetBox; ${which}` : which})`;
+      return `${device} (${reading?.deletedDevices?.includes(device) ? `deleted from NetBox; ${which}` : which})`;
     }),
   ];
   const shown = named.slice(0, EVALUATION_LINE_NAMES);
@@ -224,7 +203,4 @@ function describePairs(pairs: readonly FailingPair[], deletedTests: ReadonlySet<
   return more > 0 ? `${shown.join(', ')} and ${more} more` : shown.join(', ');
 }
 
-/** "1 result", "3 results". */
-export function count(n: number, noun: string): string {
-  return `${n} ${noun}${n === 1 ? '' : 's'}`;
-}
+export const count = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? '' : 's'}`;

@@ -24,7 +24,30 @@ export function buildWaiversView(outcome: WaiverOutcome<FailingPair>, now: numbe
   const expiring = new Set(outcome.expiring.map((w) => w.id));
   const items = [...byWaiver.values()]
     .sort((a, b) => SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity] || compareNames(a.waiver.test, b.waiver.test))
-    .map(({ waiver, severity, devices }) => buildItem(waiver, severity, devices.sort(), expiring.has(waiver.id), now));
+    .map(({ waiver, severity, devices }) => {
+      devices.sort();
+      const isExpiring = expiring.has(waiver.id);
+      const named = devices.slice(0, DEVICES_NAMED).join(', ');
+      const more = devices.length > DEVICES_NAMED ? ` and ${devices.length - DEVICES_NAMED} more` : '';
+      const days = Math.floor((waiver.endsAt - now) / DAY_MS);
+      return {
+        test: waiver.test,
+        severity,
+        devicesText: waiver.device ?? `all devices (${devices.length}): ${named}${more}`,
+        results: devices.length,
+        author: waiver.author,
+        /** Empty for a waiver on one named device made without one. */
+        reason: waiver.reason,
+        until: waiver.until,
+        expiring: isExpiring,
+        expiringText: !isExpiring
+          ? ''
+          : days <= 0
+            ? 'ends today'
+            : `ends in ${Math.min(days, WAIVER_EXPIRING_DAYS)} ${days === 1 ? 'day' : 'days'}`,
+        fromFile: waiver.origin === 'file',
+      };
+    });
   return {
     count: outcome.waived.length,
     bySeverity: countPerSeverity(outcome.waived.map((w) => w.pair)),
@@ -41,28 +64,5 @@ export function buildWaiversView(outcome: WaiverOutcome<FailingPair>, now: numbe
       reason: h.waiver.reason,
       until: h.waiver.until,
     })),
-  };
-}
-
-function buildItem(waiver: Waiver, severity: Severity, devices: string[], expiring: boolean, now: number) {
-  const named = devices.slice(0, DEVICES_NAMED).join(', ');
-  const more = devices.length > DEVICES_NAMED ? ` and ${devices.length - DEVICES_NAMED} more` : '';
-  const days = Math.floor((waiver.endsAt - now) / DAY_MS);
-  return {
-    test: waiver.test,
-    severity,
-    devicesText: waiver.device ?? `all devices (${devices.length}): ${named}${more}`,
-    results: devices.length,
-    author: waiver.author,
-    /** Empty for a waiver on one named device made without one. */
-    reason: waiver.reason,
-    until: waiver.until,
-    expiring,
-    expiringText: !expiring
-      ? ''
-      : days <= 0
-        ? 'ends today'
-        : `ends in ${Math.min(days, WAIVER_EXPIRING_DAYS)} ${days === 1 ? 'day' : 'days'}`,
-    fromFile: waiver.origin === 'file',
   };
 }

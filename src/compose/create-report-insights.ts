@@ -37,10 +37,7 @@ export interface ReportInsightsOptions {
   clock?: Clock;
   /** Absent: no trend. */
   history?: ReportHistory;
-  /**
-   * This report as kept when its mail was composed (preview): its failing results, used instead of asking NetBox when
-   * every one has its ids, so the failing-tests section reads as it was sent, and what NetBox said of the changed pairs.
-   */
+  /** This report as kept when its mail was composed (preview), so the mail reads as it was sent. */
   stored?: (delivery: ReportDelivery) => Promise<Pick<ReportSnapshot, 'failing' | 'states'> | undefined>;
   /** Called with the error code when NetBox could not provide the results (for /metrics). */
   onNetboxError?: (code: string) => void;
@@ -49,17 +46,25 @@ export interface ReportInsightsOptions {
 }
 
 /**
- * Binds enrichment (NetBox's failing results), the waivers and the trend for the composer.
- * Runs in the worker, never in the webhook request. Never throws and never takes longer than the
- * budget plus a few local queries: whatever fails, the mail still goes with the webhook's counts.
- * `log` is the worker's delivery logger, which names the report; without it (a preview, the boot's sample
- * mails, whose NetBox warnings would be made up) nothing is logged.
+ * NetBox's failing results, the waivers and the trend. Never throws, never takes longer than the budget plus a few local
+ * queries: whatever fails, the mail still goes. Without `log` (a preview, the boot's samples) nothing is logged.
  */
 export function createReportInsights(options: ReportInsightsOptions) {
   return async (delivery: ReportDelivery, log?: Logger) => {
     // One budget for every request to NetBox this mail makes: the failing results, then the changed pairs.
     const deadline = (options.clock ?? systemClock).now() + options.budgetMs;
-    const enrichment = await readFailures(options, delivery, deadline, log);
+    // The failing results kept with the report (preview) when each has its ids, else NetBox's.
+    const stored = (await options.stored?.(delivery))?.failing;
+    const enrichment = stored?.every(hasIds)
+      ? summarize(stored)
+      : await enrichReport(delivery, { client: options.client, budgetMs: options.budgetMs, deadline });
+    if (enrichment.status === 'missing' && enrichment.code !== 'NO_NETBOX_URL' && enrichment.code !== 'NO_TOKEN') {
+      log?.warn(
+        { code: enrichment.code, error: enrichment.detail ?? enrichment.reason },
+        'mail goes without the failing results: NetBox could not provide them',
+      );
+      options.onNetboxError?.(enrichment.code);
+    }
     const failing = enrichment.status === 'ok' ? enrichment.summary.results : null;
     const recorded = options.history ? await recordTrend(options, delivery, failing, deadline) : null;
     const states = recorded?.recorded.options.states;
@@ -69,10 +74,12 @@ export function createReportInsights(options: ReportInsightsOptions) {
     // Accepted exceptions leave the failing list (and the CSV, owner groups, device routes) here, once.
     return {
       /** The failing results NetBox gave (NetBox's order) without the accepted exceptions, or why they are missing. */
-      kept: waived ? withoutWaived(enrichment, waived) : enrichment,
+      kept:
+        waived && enrichment.status === 'ok' && waived.size > 0
+          ? summarize(enrichment.summary.results.filter((r) => !waived.has(pairKey(r))))
+          : enrichment,
       /** The trend, recorded here once, and the history it was compared with; null without history. Routes decide on its trend. */
       recorded: recorded?.recorded ?? null,
-      /** Built once for every route of this report; null without history. */
       chart: recorded?.chart ?? null,
       /** The waivers applied to the failing pairs, at `now`; null when none could apply. */
       waivers: recorded?.waivers ?? null,
@@ -80,12 +87,7 @@ export function createReportInsights(options: ReportInsightsOptions) {
   };
 }
 
-/**
- * Records the report in its series and compares it with the previous one (a history that cannot be
- * read is a storage failure like any other: the delivery is tried again; the report itself is written
- * by the batch's settle, with the rest of the batch). The waivers are applied here, once,
- * where the failing pairs meet the trend: the verdict and every route decision see them left out.
- */
+/** Records the report in its series and compares it; the waivers are applied here, once, so every route decision sees them left out. */
 async function recordTrend(options: ReportInsightsOptions, delivery: ReportDelivery, failing: FailingPair[] | null, deadline: number) {
   const series = buildSourceSeriesKey({ source: delivery.source, netboxUrl: options.netboxUrl, reportUrl: delivery.report.url });
   const snapshot = buildReportSnapshot(delivery, series, failing);
@@ -107,13 +109,18 @@ async function recordTrend(options: ReportInsightsOptions, delivery: ReportDeliv
       : undefined;
   const recorded = buildRecordedTrend(snapshot, past, { leftOut: waived?.leftOut, states });
   await options.history!.saveReport(recorded.current);
-  return { recorded, chart: await prepareChart(options.history!, snapshot), waivers: waived && { outcome: waived.outcome, now } };
+  // The chart of this report and the ones before it; one point is not a trend: the first of a series goes without.
+  const earlier = await options.history!.listReportsBefore(snapshot.series, snapshot, CHART_REPORTS - 1);
+  const { passed, count } = snapshot.counts.overall;
+  const chart = earlier.length
+    ? buildMailChart([...earlier, snapshot].map(toChartPoint), formatPercent(passed, count), 'this report')
+    : null;
+  return { recorded, chart, waivers: waived && { outcome: waived.outcome, now } };
 }
 
 /**
- * The waivers applied to this report's failing pairs, and what the comparison leaves out: this report's
- * waived pairs; of the previous report, the pairs waived now (so a waiver made since is not "fixed") and
- * those whose waiver has ended since (so they come back as newly failing, "waiver expired").
+ * The waivers applied to this report's failing pairs, and what the comparison leaves out: this report's waived pairs; of
+ * the previous report, the pairs waived now (a waiver made since is not "fixed") and those whose waiver has ended since.
  */
 async function leaveOutWaived(
   readWaivers: NonNullable<ReportInsightsOptions['waivers']>,
@@ -131,17 +138,7 @@ async function leaveOutWaived(
   return { outcome, leftOut: { current, previous: before } };
 }
 
-/** The failing results without the waived ones (by pairKey; the same enrichment when none is). */
-function withoutWaived(enrichment: Enrichment, waived: ReadonlySet<string>): Enrichment {
-  if (enrichment.status !== 'ok' || waived.size === 0) return enrichment;
-  return summarize(enrichment.summary.results.filter((r) => !waived.has(pairKey(r))));
-}
-
-/**
- * An owner group's share of the insights: the failing results of its devices only, its own trend over its failing
- * and its fixed devices, so their fixes count (see buildDevicesTrend), and of the waivers only what every mail must
- * name (its failures are its own, without the accepted exceptions; the whole report's expired ones still mark them).
- */
+/** An owner group's share: its devices' failing results, their trend (see buildDevicesTrend), and the waivers every mail must name. */
 export function shareInsights(insights: ReportInsights | undefined, group: OwnerGroupPlan) {
   const ids = new Set(group.deviceIds);
   const names = new Set(group.devices);
@@ -162,52 +159,21 @@ export function shareInsights(insights: ReportInsights | undefined, group: Owner
   };
 }
 
-/** Some failing results (in NetBox's order) as an enrichment of their own. */
 function summarize(results: readonly FailingResult[]): Enrichment {
   const summarizer = createFailureSummarizer();
   summarizer.addResults(results);
   return { status: 'ok', summary: summarizer.finish() };
 }
 
-/** The failing results: those kept with the report (preview) when each has its ids, else NetBox's. */
-async function readFailures(options: ReportInsightsOptions, delivery: ReportDelivery, deadline: number, log?: Logger): Promise<Enrichment> {
-  const stored = (await options.stored?.(delivery))?.failing;
-  const enrichment = stored?.every(hasIds)
-    ? summarize(stored)
-    : await enrichReport(delivery, {
-        client: options.client,
-        budgetMs: options.budgetMs,
-        deadline,
-      });
-  if (enrichment.status === 'missing' && enrichment.code !== 'NO_NETBOX_URL' && enrichment.code !== 'NO_TOKEN') {
-    log?.warn(
-      { code: enrichment.code, error: enrichment.detail ?? enrichment.reason },
-      'mail goes without the failing results: NetBox could not provide them',
-    );
-    options.onNetboxError?.(enrichment.code);
-  }
-  return enrichment;
-}
-
-/** The chart of this report and the ones before it in its series (its own row is written after the mail is composed). */
-async function prepareChart(history: ReportHistory, snapshot: ReportSnapshot): Promise<ChartView | null> {
-  const earlier = await history.listReportsBefore(snapshot.series, snapshot, CHART_REPORTS - 1);
-  // One point is not a trend: the first report of a series goes without a chart.
-  if (earlier.length === 0) return null;
-  const { passed, count } = snapshot.counts.overall;
-  return buildMailChart([...earlier, snapshot].map(toChartPoint), formatPercent(passed, count), 'this report');
-}
-
 /** The trend chart as the templates show it (`{{> trend-chart}}`, `{{> trend-chart-text}}`). */
 export type ChartView = ReturnType<typeof buildMailChart>;
 
-/**
- * The chart of `points` (oldest first, the last one shaded as `currentLabel`: "this report", "the latest report") with
- * `currentText` ("62.5%"), as a report's or a digest's mail shows it: no image.
- */
-export function buildMailChart(points: TrendChartPoint[], currentText: string, currentLabel: string) {
-  return { ...buildTrendChart(points), currentText, currentLabel };
-}
+/** The chart of `points` (oldest first, the last one shaded as `currentLabel`, "this report") with `currentText` ("62.5%"). */
+export const buildMailChart = (points: TrendChartPoint[], currentText: string, currentLabel: string) => ({
+  ...buildTrendChart(points),
+  currentText,
+  currentLabel,
+});
 
 /** A stored report as a point of the chart: pass ratios from its counts, null where it had no results. */
 export function toChartPoint(snapshot: ReportPoint): TrendChartPoint {

@@ -2,16 +2,8 @@ import { createReportInsights, type ReportInsights } from './create-report-insig
 import type { Config, SourceConfig } from '../config';
 import { TemplateError, type Renderer } from '../mail';
 import type { Severity } from '../report';
-import {
-  buildPeriodTrend,
-  buildReportSnapshot,
-  pairKey,
-  type FailingPair,
-  type PairStates,
-  type ReportCursor,
-  type ReportHistory,
-  type ReportSnapshot,
-} from '../trend';
+import { buildPeriodTrend, buildReportSnapshot, pairKey } from '../trend';
+import type { FailingPair, PairStates, ReportCursor, ReportSnapshot } from '../trend';
 import { parseDelivery, type ReportDelivery } from '../webhook';
 import { buildMailView, type ReportView, type ReportViewOptions } from './build-report-view';
 import { buildWaiverEnd, type Waiver } from '../waivers';
@@ -20,38 +12,28 @@ import { buildNoticeView, NOTICE_TEMPLATE_SET, type NoticeJob } from './build-no
 import fs from 'node:fs';
 import path from 'node:path';
 import { findPackageRoot } from '../shared';
-import type { Route } from '../routing';
 
 /** What the sample mails need: the mail settings, and the default source's NetBox for their links. */
 export type SampleSettings = { mail: ReportViewOptions['mail']; netbox: Pick<SourceConfig['netbox'], 'url'> };
 
-/**
- * The delivery recorded in validity's documentation (NetBox ≤ 3.6 era): report 29, 5 of 8 MIDDLE results passed,
- * as the package ships it in examples/. Used to check templates at boot and by `send-test`.
- */
+/** The delivery recorded in validity's documentation (report 29, 5 of 8 MIDDLE results passed), shipped in examples/. */
 export function readSampleBody(root = findPackageRoot()): Buffer {
   const file = path.join(root, 'examples', 'delivery-netbox-3.6.json');
   try {
     return fs.readFileSync(file);
   } catch (error) {
-    const reason = (error as Error).message;
-    throw new Error(`the sample report ${file}, part of the relay's package, cannot be read: ${reason}; reinstall the relay`, {
-      cause: error,
-    });
+    const reason = `the sample report ${file}, part of the relay's package, cannot be read: ${(error as Error).message}`;
+    throw new Error(`${reason}; reinstall the relay`, { cause: error });
   }
 }
 
-/** The sample delivery, parsed (used to check templates at boot, and by `send-test`). */
 export function readSampleDelivery(): ReportDelivery {
   const parsed = parseDelivery(readSampleBody());
   if (parsed.kind !== 'report') throw new Error('the built-in sample is not a report');
   return parsed;
 }
 
-/**
- * The sample's failing results as a stored report keeps them (with their ids): ntp-servers on three devices, snmp-community
- * on one, and three that its waivers accept (one ending within the week, one on all devices hiding a HIGH failure on two).
- */
+/** The sample's failing results with their ids; its waivers accept three (one ending within the week, one hiding HIGH ones). */
 const SAMPLE_FAILURES: FailingPair[] = [
   ...['sw-core-1', 'sw-core-2', 'sw-edge-1'].map((device, i) => sampleFailure(900 + i, device, 10 + i, 'ntp-servers', 3, 'MIDDLE')),
   sampleFailure(903, 'sw-core-1', 10, 'snmp-community', 4, 'MIDDLE'),
@@ -63,7 +45,7 @@ const SAMPLE_FAILURES: FailingPair[] = [
 /** The ntp-servers failures of report 28 that are gone from the sample. */
 const SAMPLE_GONE = ['sw-edge-2', 'sw-edge-3', 'sw-edge-4'].map((device) => ({ device, test: 'ntp-servers', severity: 'MIDDLE' as const }));
 
-/** NetBox's answer on the changed pairs: the first gone one passed (fixed), the second has no result, the third could not be told. */
+/** The first gone pair passed (fixed), the second has no result, the third could not be told. */
 const SAMPLE_STATES: PairStates = {
   now: new Map([
     [pairKey(SAMPLE_GONE[0]), true],
@@ -90,26 +72,35 @@ const SAMPLE_WAIVERS = [
   sampleWaiver('7', 'telnet-disabled', 'sw-lab-1', '2023-04-15', 'alice', 'Lab switch, retired soon'),
 ];
 
-/** The sample CSV's cap: its header and first 2 failing results. */
-const SAMPLE_CSV_MAX_BYTES = 300;
-
-/**
- * The sample report as the relay mails it when NetBox answered (failing tests, devices, a CSV note, waivers and a trend with a
- * newly failing, a fixed, a not evaluated, an undetermined and a still-failing pair), one whose details are missing (both
- * through the relay's own insight stage, on a history of two earlier reports), and the plain one a relay without that stage
- * mails. Rendered at boot so that a template whose enrichment or trend sections are broken stops the start.
- */
+/** The sample report as mailed with every insight (each kind of changed pair), with its details missing, and without insights. */
 export async function sampleInsightViews(config: SampleSettings): Promise<ReportView[]> {
   const delivery = readSampleDelivery();
-  const insights = (history: ReportSnapshot[], failures: FailingPair[] | null) =>
-    createReportInsights({
+  // A history (newest first) that keeps nothing: the sample's trend is computed, never recorded.
+  const insights = (reports: ReportSnapshot[], failures: FailingPair[] | null) => {
+    const before = (cursor: ReportCursor) => reports.filter((r) => r.createdMs < cursor.createdMs);
+    return createReportInsights({
       budgetMs: 0,
       clock: { now: () => Date.parse(delivery.report.created) },
-      history: createSampleHistory(history),
+      history: {
+        findReportBefore: async (_series, cursor) => before(cursor)[0],
+        listReportsBefore: async (_series, cursor, limit) => before(cursor).slice(0, limit).reverse(),
+        saveReport: async () => undefined,
+        findReport: async () => undefined,
+      },
       stored: async () => ({ failing: failures, states: SAMPLE_STATES }),
       waivers: async () => SAMPLE_WAIVERS,
     })(delivery);
-  const enriched = await insights(buildSampleHistory(delivery), SAMPLE_FAILURES);
+  };
+  // Its series before it: report 28 (three more ntp-servers failures, gone since) and report 27.
+  const snapshot = (id: number, created: string, failing: FailingPair[]) => ({
+    ...buildReportSnapshot(delivery, 'sample|', failing),
+    ...identify(id, created),
+  });
+  const stillFailing = SAMPLE_FAILURES.slice(1, 4);
+  const enriched = await insights(
+    [snapshot(28, '2023-04-11T19:36:33Z', [...stillFailing, ...SAMPLE_GONE]), snapshot(27, '2023-04-10T19:36:33Z', stillFailing)],
+    SAMPLE_FAILURES,
+  );
   // The first report of its series, NetBox out of reach.
   const missing: ReportInsights = {
     ...(await insights([], null)),
@@ -120,34 +111,13 @@ export async function sampleInsightViews(config: SampleSettings): Promise<Report
     netboxUrl: config.netbox.url,
     maxFailures: 1,
     attachCsv: true,
-    attachMaxBytes: SAMPLE_CSV_MAX_BYTES,
+    // The CSV's header and first 2 failing results.
+    attachMaxBytes: 300,
     relayUrl: 'https://relay.example.com',
   };
   return [enriched, missing, undefined].map((insights) => buildMailView(delivery, insights, options).view);
 }
 
-/** The sample's series before it, newest first: report 28 (three more ntp-servers failures, gone since) and report 27. */
-function buildSampleHistory(delivery: ReportDelivery): ReportSnapshot[] {
-  const snapshot = (id: number, created: string, failing: FailingPair[]) => ({
-    ...buildReportSnapshot(delivery, 'sample|', failing),
-    ...identify(id, created),
-  });
-  const stillFailing = SAMPLE_FAILURES.slice(1, 4);
-  return [snapshot(28, '2023-04-11T19:36:33Z', [...stillFailing, ...SAMPLE_GONE]), snapshot(27, '2023-04-10T19:36:33Z', stillFailing)];
-}
-
-/** A history of `reports` (newest first) that keeps nothing (none arrived late): the sample's trend is computed, never recorded. */
-function createSampleHistory(reports: ReportSnapshot[]): ReportHistory {
-  const before = (cursor: ReportCursor) => reports.filter((r) => r.createdMs < cursor.createdMs);
-  return {
-    findReportBefore: async (_series, cursor) => before(cursor)[0],
-    listReportsBefore: async (_series, cursor, limit) => before(cursor).slice(0, limit).reverse(),
-    saveReport: async () => undefined,
-    findReport: async () => undefined,
-  };
-}
-
-/** A sample report's identity: report `reportId`, created at `created`. */
 function identify(reportId: number, created: string): Pick<ReportSnapshot, 'reportId' | 'dedupKey' | 'created' | 'createdMs'> {
   return { reportId, dedupKey: `${reportId}@${created}`, created, createdMs: Date.parse(created) };
 }
@@ -169,11 +139,7 @@ function sampleReport(reportId: number, hours: number, passed: number, failing: 
   };
 }
 
-/**
- * Sample digests that reach every branch of a digest template (several reports with newly failing,
- * fixed and worst devices; a silent source; a late period with no report at all), rendered at boot
- * so a broken digest template stops the start, as a broken report template does.
- */
+/** Sample digests that reach every branch of a digest template: several reports, a silent source, a late empty period. */
 export function sampleDigestContents(timezone: string): DigestContent[] {
   const a: FailingPair = { device: 'sw-core-01', test: 'ntp-servers', severity: 'HIGH' };
   const b: FailingPair = { device: 'sw-edge-07', test: 'banner', severity: 'LOW' };
@@ -198,10 +164,7 @@ export function sampleDigestContents(timezone: string): DigestContent[] {
   ];
 }
 
-/**
- * A named source overdue, and a catch-up's notice of a report not mailed (a line with its link), deleted ones and a
- * refused one: every field and branch of the notices' view (its three kinds share one shape).
- */
+/** A named source overdue, and a catch-up's notice with a report not mailed, deleted ones and a refused one. */
 const SAMPLE_NOTICES: NoticeJob[] = [
   { kind: 'watchdog', alert: { kind: 'overdue', source: 'lab', silentSince: START_MS, expectEveryMs: 24 * HOUR_MS, detectedAt: START_MS } },
   {
@@ -217,13 +180,8 @@ const SAMPLE_NOTICES: NoticeJob[] = [
   },
 ];
 
-/**
- * Renders the sample report with every template set and with every route's set and subject, so a
- * missing set, a syntax error or an unknown variable (templates are strict) fails at boot with the
- * file and line, not at the first delivery. Rejects with {@link TemplateError}.
- */
+/** Renders the samples with every set and each route's set and subject: a broken template fails at boot ({@link TemplateError}). */
 export async function verifyRouteTemplates(renderer: Renderer, config: SampleSettings & Pick<Config, 'routing'>): Promise<void> {
-  // The samples with enrichment and trend sections filled, and the plain one (every branch of the templates).
   const views = await sampleInsightViews(config);
   const digestViews = sampleDigestContents(config.mail.timezone).map(buildDigestView);
   const onRoute = (name: string) => views.map((view) => ({ ...view, route: { name, reminder: false, reason: 'sample' } }));
@@ -236,7 +194,11 @@ export async function verifyRouteTemplates(renderer: Renderer, config: SampleSet
   for (const route of config.routing.routes) {
     const set = route.digest ? (route.template ?? DIGEST_TEMPLATE_SET) : route.template;
     if (set !== undefined && !renderer.sets.includes(set)) {
-      throw new TemplateError(path.join(renderer.dir, set), new Error(describeMissingSet(route, set, renderer.sets)));
+      const found = renderer.sets.join(', ');
+      const reason = route.digest
+        ? `digest route ${route.name} needs the template set "${set}" (subject.hbs, html.hbs, text.hbs); copy templates/${DIGEST_TEMPLATE_SET} from the shipped templates into your TEMPLATES_DIR (found: ${found})`
+        : `route ${route.name} uses template set "${set}", which is not a folder with subject.hbs, html.hbs and text.hbs (found: ${found})`;
+      throw new TemplateError(path.join(renderer.dir, set), new Error(reason));
     }
     // Its set's own subject with the views that set was just rendered with (the implicit default route's case): checked above.
     if (route.subject === undefined && (route.digest !== undefined) === (set === DIGEST_TEMPLATE_SET)) continue;
@@ -250,10 +212,4 @@ export async function verifyRouteTemplates(renderer: Renderer, config: SampleSet
       throw error;
     }
   }
-}
-
-function describeMissingSet(route: Route, set: string, found: readonly string[]): string {
-  return route.digest
-    ? `digest route ${route.name} needs the template set "${set}" (subject.hbs, html.hbs, text.hbs); copy templates/${DIGEST_TEMPLATE_SET} from the shipped templates into your TEMPLATES_DIR (found: ${found.join(', ')})`
-    : `route ${route.name} uses template set "${set}", which is not a folder with subject.hbs, html.hbs and text.hbs (found: ${found.join(', ')})`;
 }

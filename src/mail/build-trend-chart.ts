@@ -8,22 +8,19 @@ export const TREND_CHART_MAX_REPORTS = 30;
 const SPARK_BARS = '▁▂▃▄▅▆▇█';
 /** A change smaller than this (percentage points) reads "held" in the description. */
 const STEADY_POINTS = 0.5;
-/** Each marker shape as a character (the dashboard draws the same shapes; Overall, a dashed line there, is a ring). */
+/** The dashboard's marker shapes as characters (Overall, a dashed line there, is a ring). */
 const GLYPHS: Record<ChartMarker, string> = { none: '\u25cb', circle: '\u25cf', square: '\u25a0', diamond: '\u25c6' };
 
 /** One report of the series: its pass ratios (0..1), null or absent where it had no results of that severity. */
-export interface TrendChartPoint {
+export type TrendChartPoint = {
   reportId: number;
   at: Date | string;
   ratios: Partial<Record<(typeof CHART_LINES)[number]['key'], number | null>>;
-}
+};
 
 /**
- * The pass-ratio chart of a report or digest mail, as data for an HTML table (templates/partials/trend-chart.hbs), from
- * its reports oldest first, the last the current one (shaded): a strip per line that has results (overall, then each
- * severity), a marker per report placed by its cell's top and bottom padding within the strip's own range (see
- * {@link chooseChartRange}). No image: nothing to rasterise or attach, text that reads in dark mode, and tables and
- * padding, which every mail client lays out.
+ * The pass-ratio chart as data for an HTML table (templates/partials/trend-chart.hbs), reports oldest first: a strip per
+ * line, a marker per report placed by its cell's padding. No image: tables and padding every mail client lays out.
  */
 export function buildTrendChart(points: readonly TrendChartPoint[]) {
   if (points.length === 0) throw new RangeError('a trend chart needs at least one report');
@@ -32,55 +29,42 @@ export function buildTrendChart(points: readonly TrendChartPoint[]) {
     if (values.every((v) => v === null)) return [];
     const range = chooseChartRange(values);
     const glyph = GLYPHS[line.marker];
-    const row = {
-      /** `overall`, `high`, `middle`, `low`: the class (`chart-line-…`) its dark-mode colour hangs on. */
-      key: line.key.toLowerCase(),
-      name: line.name,
-      glyph,
-      colour: line.colour,
-      /** The range's top and bottom, "100%" and "85%". */
-      highText: formatTick(range.high),
-      lowText: formatTick(range.low),
-      /** One per report: its marker's padding above and below (they add up to the strip's height); no glyph without results. */
-      cells: values.map((v, i) => {
-        const top = v === null ? TREND_CHART_STRIP_PX : placeMarker(v, range);
-        return { top, bottom: TREND_CHART_STRIP_PX - top, glyph: v === null ? '' : glyph, current: i === points.length - 1 };
-      }),
-    };
-    return [row];
+    return [
+      {
+        /** The class (`chart-line-…`) its dark-mode colour hangs on. */
+        key: line.key.toLowerCase(),
+        name: line.name,
+        glyph,
+        colour: line.colour,
+        highText: formatTick(range.high),
+        lowText: formatTick(range.low),
+        /** One per report: its marker's padding above and below (they add up to the strip's height). */
+        cells: values.map((v, i) => {
+          // The marker's distance from the strip's top: the range's top is 0.
+          const share = v === null ? 1 : (range.high - clamp01(v)) / (range.high - range.low);
+          const top = Math.round(Math.min(1, Math.max(0, share)) * TREND_CHART_STRIP_PX);
+          return { top, bottom: TREND_CHART_STRIP_PX - top, glyph: v === null ? '' : glyph, current: i === points.length - 1 };
+        }),
+      },
+    ];
   });
   const overall = points.map((p) => p.ratios.overall ?? null);
   const range = chooseChartRange(overall);
   return {
     reports: points.length,
-    /** The table's columns: the range labels', then one per report (a strip's name spans them all). */
+    /** The range labels' column, then one per report. */
     columns: points.length + 1,
-    /** The trend in words (the table's accessible name). */
+    /** The table's accessible name. */
     alt: describeTrend(points),
-    /** The lines that have results in the window, overall first. */
     rows,
-    /** The oldest and newest reports' ids, under the strips' left and right ends. */
     firstId: points[0].reportId,
     lastId: points[points.length - 1].reportId,
-    /** The overall pass ratio of each report as block characters, on the overall strip's range. */
     sparkline: buildSparkline(overall, range),
-    /** That range, "80–100%". */
     rangeText: `${Math.round(range.low * 100)}\u2013${formatTick(range.high)}`,
   };
 }
 
-/** A marker's distance from its strip's top, whole pixels: the range's top is 0, its bottom the strip's height. */
-function placeMarker(ratio: number, range: ChartRange): number {
-  const share = (range.high - clamp01(ratio)) / (range.high - range.low);
-  return Math.round(Math.min(1, Math.max(0, share)) * TREND_CHART_STRIP_PX);
-}
-
-function formatTick(ratio: number): string {
-  return `${Math.round(ratio * 100)}%`;
-}
-
-/** A y range in ratios (0..1) and its tick step: zoomed to the data, on round percentages. */
-type ChartRange = ReturnType<typeof chooseChartRange>;
+const formatTick = (ratio: number): string => `${Math.round(ratio * 100)}%`;
 
 /** Tick steps tried, smallest first (ratios: 0.01 is one percentage point). */
 const TICK_STEPS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.25];
@@ -88,9 +72,8 @@ const TICK_STEPS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.25];
 const MAX_TICK_INTERVALS = 3;
 
 /**
- * The range of a line's values: from the lowest to the highest, widened to round ticks (the smallest
- * step that needs at most three intervals), so an 83 → 97 % swing fills the strip instead of its top
- * sixth, and a 0.2-point wobble does not. A flat line gets one step around it.
+ * The range of a line's values widened to round ticks (the smallest step that needs at most three intervals), so an
+ * 83 → 97 % swing fills the strip and a 0.2-point wobble does not. A flat line gets one step around it.
  */
 export function chooseChartRange(ratios: readonly (number | null)[]) {
   const values = ratios.filter((v): v is number => v !== null);
@@ -111,7 +94,7 @@ export function chooseChartRange(ratios: readonly (number | null)[]) {
 }
 
 /** Overall pass ratios as block characters on `range` (the overall strip's); a report without results is a space. */
-export function buildSparkline(values: readonly (number | null)[], range: Pick<ChartRange, 'low' | 'high'>): string {
+export function buildSparkline(values: readonly (number | null)[], range: { low: number; high: number }): string {
   const span = range.high - range.low;
   return values
     .map((v) => {
@@ -122,10 +105,7 @@ export function buildSparkline(values: readonly (number | null)[], range: Pick<C
     .join('');
 }
 
-/**
- * The chart in words: for each line, how it moved from its first known value in the window to the
- * current report, the last ("rose from 40 % to 90 %"), and where the current report is.
- */
+/** The chart in words: how each line moved over the window ("rose from 40% to 90%"), and where the current report is. */
 export function describeTrend(points: readonly TrendChartPoint[]): string {
   const current = points[points.length - 1];
   const count = points.length;
@@ -148,15 +128,9 @@ export function describeTrend(points: readonly TrendChartPoint[]): string {
   return `${head}: ${body}.${where}`;
 }
 
-function percent(ratio: number): string {
-  return `${(Math.round(clamp01(ratio) * 1000) / 10).toString()}%`;
-}
+const percent = (ratio: number): string => `${(Math.round(clamp01(ratio) * 1000) / 10).toString()}%`;
 
-function clamp01(v: number): number {
-  return Math.min(1, Math.max(0, v));
-}
+const clamp01 = (v: number): number => Math.min(1, Math.max(0, v));
 
 /** A ratio on whole hundredths of a percent, so 0.85 + 0.05 is 0.9 and not 0.9000000000000001. */
-function roundRatio(v: number): number {
-  return Math.round(v * 10_000) / 10_000;
-}
+const roundRatio = (v: number): number => Math.round(v * 10_000) / 10_000;

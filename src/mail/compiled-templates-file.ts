@@ -4,33 +4,25 @@ import path from 'node:path';
 import { JUICE_OPTIONS, type InlinedHtmlTemplates } from './inline-template-css';
 
 /**
- * The file, in a templates folder, that holds its templates computed ahead (`npm run build` writes the package's): each
- * set's HTML with its CSS inlined, so that loading need not load juice (~250 modules) nor run it, and each template
- * compiled by Handlebars, so that loading need not load nor run its compiler. Lookups are by source, so a user's
- * unchanged templates still use it. The compiled templates are read from the package's copy only, never from
- * TEMPLATES_DIR: they are JavaScript that the relay evaluates, and a templates folder may be less trusted than the code.
+ * The templates computed ahead (`npm run build` writes the package's): each set's HTML with its CSS inlined (no juice to
+ * load, ~250 modules) and each template compiled (no Handlebars compiler), looked up by source. Compiled templates are
+ * read from the package's copy only, never from TEMPLATES_DIR: they are JavaScript, and that folder may be less trusted.
  */
 export const COMPILED_TEMPLATES_FILE = 'compiled-templates.json';
 
 /** Bumped when what a key covers or how an entry is used changes (juice's options, the splicing of partials): old files then miss. */
 const COMPILED_TEMPLATES_FORMAT = 2;
 
-/** What the file holds, by key: Handlebars' precompiled specs (JavaScript source) and the CSS-inlined sets. */
-export interface CompiledTemplates {
-  specs: Map<string, string>;
-  inlined: Map<string, InlinedHtmlTemplates>;
-}
+/** By key: Handlebars' precompiled specs (JavaScript source) and the CSS-inlined sets. */
+export type CompiledTemplates = { specs: Map<string, string>; inlined: Map<string, InlinedHtmlTemplates> };
 
-/** The key of one template: Handlebars' version, the compile options and the source. */
 export function hashTemplateInput(handlebarsVersion: string, source: string, options: Record<string, unknown>): string {
   const sortedOptions = Object.fromEntries(sortByKey(Object.entries(options)));
   return hashJson({ format: COMPILED_TEMPLATES_FORMAT, handlebars: handlebarsVersion, options: sortedOptions, source });
 }
 
-/** The key of one set's inlining: the HTML template, every partial of the directory (name and source), juice's options and the format. */
-export function hashInlineInput(html: string, partials: ReadonlyMap<string, string>): string {
-  return hashJson({ format: COMPILED_TEMPLATES_FORMAT, juiceOptions: JUICE_OPTIONS, html, partials: sortByKey(partials) });
-}
+export const hashInlineInput = (html: string, partials: ReadonlyMap<string, string>): string =>
+  hashJson({ format: COMPILED_TEMPLATES_FORMAT, juiceOptions: JUICE_OPTIONS, html, partials: sortByKey(partials) });
 
 /** What `dir`'s {@link COMPILED_TEMPLATES_FILE} holds; empty when absent, unreadable or of another format (a start-up cost only). */
 export function readCompiledTemplatesFile(dir: string): CompiledTemplates {
@@ -49,7 +41,7 @@ export function readCompiledTemplatesFile(dir: string): CompiledTemplates {
   return found;
 }
 
-/** The file's text, as {@link readCompiledTemplatesFile} reads it: sorted by key and indented, for stable diffs; each set's partials as pairs. */
+/** The file's text: sorted by key and indented, for stable diffs. */
 export function formatCompiledTemplatesFile({ specs, inlined }: CompiledTemplates): string {
   const sets = [...inlined].map(([key, set]): [string, object] => [key, { html: set.html, partials: [...set.partials] }]);
   const content = {
@@ -60,15 +52,7 @@ export function formatCompiledTemplatesFile({ specs, inlined }: CompiledTemplate
   return `${JSON.stringify(content, null, 2)}\n`;
 }
 
-/**
- * The SHA-256 of `input` as JSON: the key under which the file keeps what was computed from it. Any change to the
- * input gives another key, so a stale entry is never used: it is computed at load.
- */
-function hashJson(input: unknown): string {
-  return createHash('sha256').update(JSON.stringify(input)).digest('hex');
-}
+/** Any change to the input gives another key, so a stale entry is never used: it is computed at load. */
+const hashJson = (input: unknown): string => createHash('sha256').update(JSON.stringify(input)).digest('hex');
 
-/** `entries` sorted by key, so that keys and the file do not depend on reading order. */
-function sortByKey<T>(entries: Iterable<[string, T]>): [string, T][] {
-  return [...entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-}
+const sortByKey = <T>(entries: Iterable<[string, T]>): [string, T][] => [...entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));

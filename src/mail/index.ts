@@ -7,8 +7,8 @@ export {
   type Renderer,
   type RenderedMail,
 } from './renderer';
-export { buildMessageId, buildThreadId } from './build-message-id';
-export { buildOutgoingMail, type MailAttachment, type MailInput, type OutgoingMail, type Recipients } from './build-outgoing-mail';
+export { buildMessageId, buildThreadId } from './build-outgoing-mail';
+export { buildOutgoingMail, type MailAttachment, type OutgoingMail, type Recipients } from './build-outgoing-mail';
 export { COMPILED_TEMPLATES_FILE } from './compiled-templates-file';
 export {
   buildTrendChart,

@@ -5,20 +5,17 @@ export interface InlinedHtmlTemplates {
   /** `html.hbs` with style attributes; `<style>` keeps the media queries and the rules that matched nothing. */
   html: string;
   /**
-   * The partials the HTML calls by name, with style attributes, keyed by the name the template calls.
-   * A partial called from places where the CSS gives it different styles (`.a td` and `.b td`) gets one
-   * copy per style, named `<name>--inline-<n>`, and the call is renamed to match.
+   * The partials the HTML calls by name, with style attributes. A partial the CSS styles differently in different
+   * places (`.a td` and `.b td`) gets one copy per style, named `<name>--inline-<n>`, and the call is renamed to match.
    */
   partials: Map<string, string>;
 }
 
-/** What inlining needs of Handlebars: its parser (to find the partial calls). */
 type HandlebarsParser = Pick<typeof HandlebarsNamespace, 'parse'>;
 
 /**
- * The options the relay gives juice: `@media` rules stay in `<style>` (dark mode, small screens), pixel widths
- * become `width` attributes, and the rules that matched no element are kept in `<style>` too, since at load an
- * element whose class comes from data (`class="band-{{band}}"`) cannot be matched.
+ * `@media` rules (dark mode, small screens) and rules that matched no element stay in `<style>`: at load an element whose
+ * class comes from data (`class="band-{{band}}"`) cannot be matched.
  */
 export const JUICE_OPTIONS = {
   preserveMediaQueries: true,
@@ -28,19 +25,13 @@ export const JUICE_OPTIONS = {
   applyHeightAttributes: false,
 } as const;
 
-interface PartialCall {
-  name: string;
-  /** The call as written, e.g. `{{> ratio-row overall}}`. */
-  call: string;
-}
+/** `call` as written, e.g. `{{> ratio-row overall}}`. */
+type PartialCall = { name: string; call: string };
 
 /**
- * Inlines the CSS of a set's `html.hbs` into its own markup and into the partials it calls, once, when the
- * templates load: rendering a mail is then a Handlebars call. juice leaves `{{…}}` alone (its default code blocks
- * include Handlebars), so the expressions survive in text and attributes. The partials are spliced in where they
- * are called before juice sees the page, so a selector such as `.ratios td` reaches the cells of a partial called
- * inside `.ratios`; they are cut out again afterwards. Partials called through a sub-expression or as a block
- * (`{{#> name}}`) are not spliced in: their elements get only the rules kept in `<style>`.
+ * Inlines the CSS of a set's `html.hbs` into its markup and the partials it calls, once, at load (juice leaves `{{…}}`
+ * alone). The partials are spliced in where they are called before juice sees the page, so `.ratios td` reaches the cells
+ * of a partial called inside `.ratios`, and cut out afterwards. Block and sub-expression calls get only `<style>`'s rules.
  */
 export function inlineTemplateCss(hbs: HandlebarsParser, html: string, partials: ReadonlyMap<string, string>): InlinedHtmlTemplates {
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy on purpose: only templates not inlined ahead need juice
@@ -50,13 +41,7 @@ export function inlineTemplateCss(hbs: HandlebarsParser, html: string, partials:
   return cutPartials(juice(spliced, JUICE_OPTIONS), calls);
 }
 
-const beginMarker = (id: number) => `{{!relay-inline-partial ${id}}}`;
-const endMarker = (id: number) => `{{!/relay-inline-partial ${id}}}`;
-
-/**
- * Replaces each `{{> name …}}` of `source` by the partial's own source (recursively), between two
- * Handlebars comments that name the call, so juice styles the page as it will be rendered.
- */
+/** Replaces each `{{> name …}}` of `source` by the partial's own source (recursively), between two marking comments. */
 function splicePartials(
   hbs: HandlebarsParser,
   source: string,
@@ -78,7 +63,7 @@ function splicePartials(
   for (const { start, end, name } of found) {
     const id = calls.push({ name, call: source.slice(start, end) }) - 1;
     const inner = splicePartials(hbs, partials.get(name)!, partials, calls, [...stack, name]);
-    out += source.slice(at, start) + beginMarker(id) + inner + endMarker(id);
+    out += source.slice(at, start) + `{{!relay-inline-partial ${id}}}${inner}{{!/relay-inline-partial ${id}}}`;
     at = end;
   }
   return out + source.slice(at);
@@ -100,10 +85,7 @@ function findPartialCalls(ast: unknown): { name: string; loc?: { start: Location
   return found;
 }
 
-/**
- * Undoes {@link splicePartials} on juice's output: each spliced partial, innermost first, becomes a
- * partial source again and its call is put back. Identical copies of a partial share its name.
- */
+/** Undoes {@link splicePartials} on juice's output; identical copies of a partial share its name. */
 function cutPartials(inlined: string, calls: readonly PartialCall[]): InlinedHtmlTemplates {
   const partials = new Map<string, string>();
   let html = inlined;
@@ -111,7 +93,10 @@ function cutPartials(inlined: string, calls: readonly PartialCall[]): InlinedHtm
   const innermost = /\{\{!relay-inline-partial (\d+)\}\}((?:(?!\{\{!relay-inline-partial )[\s\S])*?)\{\{!\/relay-inline-partial \1\}\}/;
   for (let match = innermost.exec(html); match; match = innermost.exec(html)) {
     const call = calls[Number(match[1])];
-    const name = nameCopy(partials, call.name, match[2]);
+    // The partial's own name, or a numbered copy when the CSS styled this call of it differently.
+    let name = call.name;
+    for (let n = 2; partials.has(name) && partials.get(name) !== match[2]; n++) name = `${call.name}--inline-${n}`;
+    partials.set(name, match[2]);
     const renamed = name === call.name ? call.call : call.call.replace(/^(\{\{~?>\s*)\S+?(?=[\s~}])/, `$1${name}`);
     html = html.slice(0, match.index) + renamed + html.slice(match.index + match[0].length);
   }
@@ -119,17 +104,4 @@ function cutPartials(inlined: string, calls: readonly PartialCall[]): InlinedHtm
     throw new Error('inlining CSS split a partial (a partial that opens an element another one closes?)');
   }
   return { html, partials };
-}
-
-/** The name under which `source` is kept: the partial's own, or a numbered copy when it differs. */
-function nameCopy(partials: Map<string, string>, name: string, source: string): string {
-  for (let n = 1; ; n++) {
-    const candidate = n === 1 ? name : `${name}--inline-${n}`;
-    const existing = partials.get(candidate);
-    if (existing === undefined) {
-      partials.set(candidate, source);
-      return candidate;
-    }
-    if (existing === source) return candidate;
-  }
 }

@@ -5,10 +5,7 @@ import { findPackageRoot, neutralizeView } from '../shared';
 import { formatCompiledTemplatesFile, hashInlineInput, hashTemplateInput, readCompiledTemplatesFile } from './compiled-templates-file';
 import { inlineTemplateCss, type InlinedHtmlTemplates } from './inline-template-css';
 
-/** Renders a template set (`<dir>/<set>/{subject,html,text}.hbs`) with a view. */
 export type Renderer = ReturnType<typeof loadRenderer>;
-
-/** The three parts of one mail, rendered. */
 export type RenderedMail = ReturnType<Renderer['render']>;
 
 /** A template that fails to load or render; says which file and, when Handlebars knows, which line. */
@@ -25,18 +22,12 @@ export class TemplateError extends Error {
   }
 }
 
-/** The templates shipped with the package. */
-export function defaultTemplatesDir(): string {
-  return path.join(findPackageRoot(), 'templates');
-}
+export const defaultTemplatesDir = (): string => path.join(findPackageRoot(), 'templates');
 
 const DEFAULT_TEMPLATE_SET = 'report';
 type Part = 'subject' | 'html' | 'text';
 type Hbs = typeof HandlebarsNamespace;
 type Template = HandlebarsNamespace.TemplateDelegate;
-
-/** One set, compiled: each part with its file (for errors) and the partials it renders with. */
-type CompiledSet = Record<Part, { file: string; fn: Template; partials: Record<string, Template> }>;
 
 /** How the relay compiles templates: strict (a missing variable throws); the HTML escapes, text and subject do not. */
 type CompileOptions = { strict: true; noEscape?: true };
@@ -50,10 +41,8 @@ const loadHandlebarsCompiler = () => require('handlebars') as Hbs;
 /* eslint-enable @typescript-eslint/no-require-imports */
 
 /**
- * Loads and compiles every template once, at boot, in strict mode (a missing variable throws instead of printing
- * nothing), so a syntax error fails the start, not the first delivery. The HTML's CSS is inlined here, once per
- * set, so a render is only Handlebars. A source unchanged from the shipped templates takes its inlined and compiled
- * forms from the package (unless `compiledAhead` is false): the same function Handlebars would make, without compiling it.
+ * Loads and compiles every template once, at boot, in strict mode, so a syntax error fails the start. A source unchanged
+ * from the shipped templates takes its inlined and compiled forms from the package (unless `compiledAhead` is false).
  */
 export function loadRenderer(dir = defaultTemplatesDir(), options: { compiledAhead?: boolean } = {}) {
   const shipped = defaultTemplatesDir();
@@ -69,15 +58,12 @@ export function loadRenderer(dir = defaultTemplatesDir(), options: { compiledAhe
 
   return {
     dir,
-    /** Template sets found in the directory (`report` is always there). */
     sets: sets as readonly string[],
     /** `renderOptions.subject`: a Handlebars template (a route's `subject`) used instead of the set's subject.hbs. */
     render(untrusted: object, templateSet = DEFAULT_TEMPLATE_SET, renderOptions: { subject?: string } = {}) {
       const set = compiled.get(templateSet);
       if (!set) throw new TemplateError(path.join(dir, templateSet), new Error(`no template set "${templateSet}"`));
-      // Bidi overrides and control characters from NetBox's names are made visible in the view, before
-      // any template (shipped or a user's) or helper sees it, so none can let one through; the
-      // templates' own text is the operator's.
+      // Bidi overrides and control characters from NetBox's names are made visible before any template or helper sees them.
       const view = neutralizeView(untrusted);
       const run = (part: Part) => inFile(set[part].file, () => set[part].fn(view, { partials: set[part].partials }));
       const runSubject = () => {
@@ -100,8 +86,6 @@ export function loadRenderer(dir = defaultTemplatesDir(), options: { compiledAhe
   };
 }
 
-type Compile = ReturnType<typeof createTemplateCompiler>;
-
 /** `work`'s result; what it throws becomes a {@link TemplateError} on `file`. */
 function inFile<T>(file: string, work: () => T): T {
   try {
@@ -112,61 +96,63 @@ function inFile<T>(file: string, work: () => T): T {
 }
 
 /**
- * Makes a Handlebars instance with the relay's helpers, registers the partials of `dir` on it and compiles each
- * template set, checking every template on the way: each template from `ahead.specs` when there, else compiled now
- * and added to it; a set's HTML from `ahead.inlined` when there, else inlined now and added to it. Every partial is
- * compiled for text, which checks it, and text and subjects render with these: handed to each render, a partial
- * Handlebars compiles for text never lands in the instance's registry, where HTML would find it unescaped.
+ * A Handlebars instance with the relay's helpers and `dir`'s partials, and each set compiled. Text partials are handed
+ * to each render: one compiled for text never lands in the instance's registry, where HTML would find it unescaped.
  */
 function loadTemplates(dir: string, ahead = { specs: new Map<string, string>(), inlined: new Map<string, InlinedHtmlTemplates>() }) {
   const hbs = loadHandlebarsRuntime().create();
   registerTemplateHelpers(hbs);
-  const compile = createTemplateCompiler(hbs, ahead.specs);
+  // Each template from `ahead.specs` when there, else precompiled now and added to it (how the shipped file is made).
+  const precompile = (source: string, options: CompileOptions): string => {
+    const key = hashTemplateInput(hbs.VERSION, source, options);
+    let code = ahead.specs.get(key);
+    if (code === undefined) {
+      // precompile returns the spec as JavaScript source (its typings say otherwise). It adds Handlebars'
+      // defaults to the options it is given: a copy, so the key and compilerOptions stay as written.
+      code = loadHandlebarsCompiler().precompile(source, { ...options }) as unknown as string;
+      ahead.specs.set(key, code);
+    }
+    return code;
+  };
+  const compile = (source: string, options: CompileOptions) => evaluateSpec(hbs, precompile(source, options), options);
   // A partial the HTML calls without its CSS inlined (as a block, or by a computed name) is compiled by Handlebars
   // when first called, with that template's options: through here, so that it too is taken from the file.
   hbs.compile = ((source: string, compileOptions: CompileOptions) => compile(source, compileOptions)) as Hbs['compile'];
   const partialsDir = path.join(dir, 'partials');
-  const partials = readPartials(partialsDir);
+  const partialFiles = fs.existsSync(partialsDir) ? fs.readdirSync(partialsDir).filter((f) => f.endsWith('.hbs')) : [];
+  const partials = new Map(
+    partialFiles.sort().map((file) => [path.basename(file, '.hbs'), fs.readFileSync(path.join(partialsDir, file), 'utf8')]),
+  );
   const textPartials: Record<string, Template> = {};
   for (const [name, source] of partials) {
-    const code = inFile(path.join(partialsDir, `${name}.hbs`), () => compile.precompile(source, TEXT_OPTIONS));
+    const code = inFile(path.join(partialsDir, `${name}.hbs`), () => precompile(source, TEXT_OPTIONS));
     // Made a function when first called: most partials are the HTML's, which text never calls.
     let fn: Template | undefined;
     textPartials[name] = ((context, options) => (fn ??= evaluateSpec(hbs, code, TEXT_OPTIONS))(context, options)) as Template;
     hbs.registerPartial(name, source);
   }
+  // Each set's HTML renders with its own CSS-inlined copies of the partials (another set's CSS may style them differently).
+  const load = (set: string, part: Part) => {
+    const file = path.join(dir, set, `${part}.hbs`);
+    return inFile(file, () => {
+      const source = fs.readFileSync(file, 'utf8');
+      if (part !== 'html') return { file, fn: compile(source, TEXT_OPTIONS), partials: textPartials };
+      // Handlebars' parser loads only when the CSS is inlined now (the file has no entry for this HTML); it
+      // parses the source as written, so a syntax error is reported on it, not on the inlined copy.
+      const key = hashInlineInput(source, partials);
+      let inlined = ahead.inlined.get(key);
+      if (!inlined) ahead.inlined.set(key, (inlined = inlineTemplateCss(loadHandlebarsCompiler(), source, partials)));
+      const htmlPartials: Record<string, Template> = {};
+      for (const [name, partialSource] of inlined.partials) htmlPartials[name] = compile(partialSource, HTML_OPTIONS);
+      return { file, fn: compile(inlined.html, HTML_OPTIONS), partials: htmlPartials };
+    });
+  };
   const sets = findTemplateSets(dir);
-  const compiled = new Map(
-    sets.map((set) => [set, compileSet(path.join(dir, set), { partials, textPartials, inlined: ahead.inlined }, compile)]),
-  );
+  const compiled = new Map(sets.map((set) => [set, { subject: load(set, 'subject'), html: load(set, 'html'), text: load(set, 'text') }]));
   return { sets, compiled, textPartials, compile, ahead };
 }
 
-/**
- * Compiles templates for `hbs` (a runtime instance: helpers are registered on it), taking each from `specs` when
- * its source and options are there, else precompiling it with Handlebars and adding it (how the shipped file is made).
- */
-function createTemplateCompiler(hbs: Hbs, specs: Map<string, string>) {
-  const precompile = (source: string, options: CompileOptions): string => {
-    const key = hashTemplateInput(hbs.VERSION, source, options);
-    let code = specs.get(key);
-    if (code === undefined) {
-      // precompile returns the spec as JavaScript source (its typings say otherwise). It adds Handlebars'
-      // defaults to the options it is given: a copy, so the key and compilerOptions stay as written.
-      code = loadHandlebarsCompiler().precompile(source, { ...options }) as unknown as string;
-      specs.set(key, code);
-    }
-    return code;
-  };
-  const compile = (source: string, options: CompileOptions) => evaluateSpec(hbs, precompile(source, options), options);
-  return Object.assign(compile, { precompile });
-}
-
-/**
- * Turns a precompiled spec into a template of `hbs`, as Handlebars documents for precompiled templates
- * and as `compile` does inside: same options, same function, but a syntax error thrown at load
- * (`hbs.compile` is lazy) and the source compiled once.
- */
+/** A precompiled spec as a template of `hbs`, as `compile` makes it, but a syntax error thrown at load (`compile` is lazy). */
 function evaluateSpec(hbs: Hbs, code: string, options: CompileOptions): Template {
   // eslint-disable-next-line @typescript-eslint/no-implied-eval -- Handlebars' own output for our templates, evaluated as compile() does inside
   const evaluate = new Function(`return ${code};`) as () => Parameters<Hbs['template']>[0];
@@ -175,25 +161,9 @@ function evaluateSpec(hbs: Hbs, code: string, options: CompileOptions): Template
   return hbs.template(spec) as Template;
 }
 
-/**
- * The content of the compiled-templates file for the templates in `dir` (`npm run build` writes the shipped one; a
- * test checks it): every set's HTML inlined and every template the relay compiles when it loads them.
- */
-export function buildCompiledTemplatesFile(dir: string): string {
-  return formatCompiledTemplatesFile(loadTemplates(dir).ahead);
-}
+/** The compiled-templates file for the templates in `dir` (`npm run build` writes the shipped one). */
+export const buildCompiledTemplatesFile = (dir: string): string => formatCompiledTemplatesFile(loadTemplates(dir).ahead);
 
-/** The sources of `partials/*.hbs` (if the folder exists), by file name. */
-function readPartials(partialsDir: string): Map<string, string> {
-  if (!fs.existsSync(partialsDir)) return new Map();
-  const files = fs
-    .readdirSync(partialsDir)
-    .filter((f) => f.endsWith('.hbs'))
-    .sort();
-  return new Map(files.map((file) => [path.basename(file, '.hbs'), fs.readFileSync(path.join(partialsDir, file), 'utf8')]));
-}
-
-/** The folders of `dir` holding an `html.hbs`; the default set must be one of them. */
 function findTemplateSets(dir: string): string[] {
   let entries: fs.Dirent[];
   try {
@@ -220,44 +190,10 @@ function findTemplateSets(dir: string): string[] {
   return sets;
 }
 
-/**
- * Compiles one set. The HTML's CSS is inlined into it and into the partials it calls, which the HTML
- * then renders with (its own copies: another set's CSS may style the same partial differently).
- */
-function compileSet(
-  setDir: string,
-  loaded: {
-    partials: ReadonlyMap<string, string>;
-    textPartials: Record<string, Template>;
-    inlined: Map<string, InlinedHtmlTemplates>;
-  },
-  compile: Compile,
-): CompiledSet {
-  const load = (part: Part) => {
-    const file = path.join(setDir, `${part}.hbs`);
-    return inFile(file, () => {
-      const source = fs.readFileSync(file, 'utf8');
-      if (part !== 'html') return { file, fn: compile(source, TEXT_OPTIONS), partials: loaded.textPartials };
-      // Handlebars' parser loads only when the CSS is inlined now (the file has no entry for this HTML); it
-      // parses the source as written, so a syntax error is reported on it, not on the inlined copy.
-      const key = hashInlineInput(source, loaded.partials);
-      let inlined = loaded.inlined.get(key);
-      if (!inlined) loaded.inlined.set(key, (inlined = inlineTemplateCss(loadHandlebarsCompiler(), source, loaded.partials)));
-      const partials: Record<string, Template> = {};
-      for (const [name, partialSource] of inlined.partials) partials[name] = compile(partialSource, HTML_OPTIONS);
-      return { file, fn: compile(inlined.html, HTML_OPTIONS), partials };
-    });
-  };
-  return { subject: load('subject'), html: load('html'), text: load('text') };
-}
-
-/**
- * A `{{#link}}` block that is exactly one `<a …>…</a>` written in the template (white space around it
- * allowed, no second `</a>` inside): lead, attributes, content, trail.
- */
+/** A `{{#link}}` block that is exactly one `<a …>…</a>` (white space around it allowed): lead, attributes, content, trail. */
 const WRITTEN_ANCHOR = /^(\s*)<a\b((?:[^>"']|"[^"]*"|'[^']*')*)>((?:(?!<\/a>)[\s\S])*)<\/a>(\s*)$/i;
 
-/** Registers the helpers templates may use (templates/README.md lists them) on a Handlebars instance. */
+/** The helpers templates may use (templates/README.md lists them). */
 export function registerTemplateHelpers(hbs: Hbs): void {
   // Template values are strings and numbers; anything else shows as nothing rather than "[object Object]".
   const text = (value: unknown): string =>
@@ -268,7 +204,7 @@ export function registerTemplateHelpers(hbs: Hbs): void {
   hbs.registerHelper('lower', (s: unknown) => text(s).toLowerCase());
   hbs.registerHelper('pad', (value: unknown, width: number) => text(value).padEnd(typeof width === 'number' ? width : 0));
   hbs.registerHelper('padStart', (value: unknown, width: number) => text(value).padStart(typeof width === 'number' ? width : 0));
-  /** A text bar of `width` characters for a 0–100 value: ████░░░░. */
+  /** A text bar of `width` characters for a 0–100 value: ####.... */
   hbs.registerHelper('textBar', (percent: number | null, width: number) => {
     const w = typeof width === 'number' ? width : 20;
     if (percent === null || percent === undefined) return ' '.repeat(w);
@@ -280,12 +216,8 @@ export function registerTemplateHelpers(hbs: Hbs): void {
     ratio && ratio.hasResults ? `${ratio.passed}/${ratio.count}` : '—',
   );
   /**
-   * `{{#link url}}<a class="button">Open</a>{{/link}}`: the `<a>` written in the template (so its CSS
-   * was inlined at load) gets `href="url"` when `url` is http(s) (NETBOX_URL is set); otherwise the
-   * tag is dropped and its content stays as text, so a NetBox path without NETBOX_URL is never an
-   * `href` and no other scheme (`javascript:`) ever is. The older form without an `<a>` in the block,
-   * `{{#link url class="button"}}Open{{/link}}`, still writes the `<a>` itself; its style then comes
-   * only from the rules kept in `<style>`.
+   * `{{#link url}}<a class="button">Open</a>{{/link}}`: the `<a>` gets `href="url"` when `url` is http(s); otherwise only
+   * its content stays, so no other scheme (`javascript:`) is ever an href. `{{#link url class="…"}}Open{{/link}}` writes it.
    */
   hbs.registerHelper('link', function (this: unknown, url: unknown, options: HandlebarsNamespace.HelperOptions) {
     const inner = options.fn(this);
@@ -304,9 +236,8 @@ export function registerTemplateHelpers(hbs: Hbs): void {
     return new hbs.SafeString(`<a${cls} href="${href}">${inner}</a>`);
   });
   /**
-   * `{{breakable name}}`: the value escaped, with `<wbr>` after each dot, hyphen, slash, underscore,
-   * colon and `@`, so a long FQDN, URL or test name can break there in clients that strip
-   * `overflow-wrap` and `word-break` (the Gmail apps, Outlook), instead of widening the layout.
+   * `{{breakable name}}`: the value escaped, with `<wbr>` after each `./_:@-`, so a long FQDN, URL or test name can
+   * break there in clients that strip `overflow-wrap` (the Gmail apps, Outlook), instead of widening the layout.
    */
   hbs.registerHelper(
     'breakable',
