@@ -1,5 +1,5 @@
 import type { Request, RequestHandler, Response, Router } from 'express';
-import { buildEmlFileName, FILTER_PARAMS, parseListFilters } from '../http';
+import { FILTER_PARAMS, parseListFilters, sendKeptMail } from '../http';
 import { buildLinks, formatDateTime, formatShortDay } from '../report';
 import { parseStoredId, type DeliveryRecord, type ListOptions } from '../store';
 import { compareReportOrder } from '../trend';
@@ -220,14 +220,8 @@ async function downloadMessage(deps: DashboardDeps, req: Request, res: Response)
     typeof route === 'string' && route.length <= 200
       ? await deps.options.store.getSentMessage(record.id, route)
       : (await deps.options.store.listSentMessages(record.id))[0];
-  if (!sent) {
-    res.status(404).type('text').send('This delivery has no kept message for that route.');
-    return;
-  }
-  res
-    .set('Content-Disposition', `attachment; filename="${buildEmlFileName(record.id, sent.route)}"`)
-    .type('message/rfc822')
-    .send(sent.raw);
+  if (!sent) res.status(404).type('text').send('This delivery has no kept message for that route.');
+  else sendKeptMail(res, record.id, sent);
 }
 
 /** POST /deliveries/:id/retry: queues a dead delivery again and goes back to the list. */

@@ -1,6 +1,6 @@
 import express, { type Request, type Response, type Router } from 'express';
 import { z } from 'zod';
-import { buildDeliveriesJson, buildEmlFileName, buildSentMailsJson } from './build-delivery-json';
+import { buildDeliveriesJson, buildSentMailsJson, sendKeptMail } from './build-delivery-json';
 import { createAdminGuard } from './admin-guard';
 import type { AppDeps } from './app-deps';
 import { optional, parseListFilters, parseQuery } from './parse-list-filters';
@@ -63,10 +63,7 @@ export function createAdminRouter(
     const { route } = parseQuery(RouteSchema, req.query);
     const sent = await store.getSentMessage(id, route);
     if (!sent) throw new RelayError('NOT_FOUND', { message: `Delivery ${id} has no kept mail for route "${route}".` });
-    res
-      .set('Content-Disposition', `attachment; filename="${buildEmlFileName(id, route)}"`)
-      .type('message/rfc822')
-      .send(sent.raw);
+    sendKeptMail(res, id, sent);
   });
 
   router.post('/api/deliveries/:id/retry', async (req: Request, res: Response) => {

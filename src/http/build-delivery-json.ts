@@ -1,3 +1,4 @@
+import type { Response } from 'express';
 import type { DeliveryRecord, RouteMailRecord, SentMessage, Store } from '../store';
 
 /**
@@ -85,4 +86,12 @@ export function readHeaderBlock(raw: Buffer): string {
 export function buildEmlFileName(deliveryId: number, route: string): string {
   const safe = route.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 80);
   return safe ? `delivery-${deliveryId}-${safe}.eml` : `delivery-${deliveryId}.eml`;
+}
+
+/** Sends a route's kept mail byte for byte, as a download (the admin API's and the dashboard's). */
+export function sendKeptMail(res: Response, deliveryId: number, sent: SentMessage): void {
+  res
+    .set('Content-Disposition', `attachment; filename="${buildEmlFileName(deliveryId, sent.route)}"`)
+    .type('message/rfc822')
+    .send(sent.raw);
 }

@@ -1,7 +1,7 @@
 import express, { type Request, type Response, type Router } from 'express';
 import { RelayError } from '../shared';
 import type { AppDeps } from './app-deps';
-import { verifyBearerToken } from './bearer-token';
+import { verifyBearerToken } from './admin-guard';
 
 /**
  * GET /healthz (liveness), /readyz (503 naming the failing part) and /metrics (with METRICS_TOKEN set, only for

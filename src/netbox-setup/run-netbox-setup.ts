@@ -1,3 +1,6 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 import type { SourceConfig } from '../config';
 import { createNetboxClient, NetboxError } from '../netbox';
 import type { ProxySettings } from '../shared';
@@ -6,11 +9,7 @@ import { DEFAULT_SOURCE_NAME } from '../webhook';
 /** The validity report's object type, as NetBox names it in `content_types` / `object_types`. */
 const REPORT_OBJECT_TYPE = 'validity.compliancereport';
 
-/**
- * How each NetBox version wants a webhook to be triggered (NETBOX.md, "Creating the webhook"): how the
- * command's output describes it, and the fields that trigger it (on the webhook itself up to 3.6, on an
- * event rule from 3.7).
- */
+/** How each NetBox version wants a webhook triggered (NETBOX.md, "Creating the webhook"): on the webhook up to 3.6, else an event rule. */
 const SETUP_FORMS = {
   webhook: {
     description: 'NetBox ≤ 3.6: the webhook itself is triggered (type_create + content_types)',
@@ -35,7 +34,6 @@ type SetupForm = keyof typeof SETUP_FORMS;
 /** `netbox-setup`'s flags (`secretFile` resolved against the working directory). */
 export interface NetboxSetupFlags {
   payloadUrl: string;
-  /** Where the secret is kept (read when it exists, written with mode 0600 when it does not). */
   secretFile?: string;
   dryRun?: boolean;
   showSecret?: boolean;
@@ -45,31 +43,25 @@ export interface NetboxSetupFlags {
 }
 
 /** The source set up (its NetBox URL and token checked present), its CA file's contents and the environment's proxies. */
-export interface NetboxSetupTarget {
+interface NetboxSetupTarget {
   source: SourceConfig;
   ca?: Buffer;
   proxy: ProxySettings;
 }
 
-export interface NetboxSetupIo {
-  print: (line: string) => void;
-  /** The secret file's content, or undefined when it does not exist. */
-  readSecretFile: (file: string) => string | undefined;
-  /** Creates the file with mode 0600; fails if it exists. */
-  writeSecretFile: (file: string, secret: string) => void;
-  generateSecret: () => string;
-}
+type Print = (line: string) => void;
 
 /** What a run did to one NetBox object (`id` null: a dry run that would create it; `changed`: created or updated). */
 type Applied = { id: number | null; changed: boolean };
 
 /** Why the setup stopped: `kind` picks the exit code (config: fix something; unavailable: try again). */
 export class NetboxSetupError extends Error {
-  readonly kind: 'config' | 'unavailable';
-  constructor(kind: 'config' | 'unavailable', message: string, options?: { cause?: unknown }) {
+  constructor(
+    readonly kind: 'config' | 'unavailable',
+    message: string,
+    options?: { cause?: unknown },
+  ) {
     super(message, options);
-    this.name = 'NetboxSetupError';
-    this.kind = kind;
   }
 }
 
@@ -85,12 +77,11 @@ type NetboxApi = <T>(method: 'GET' | 'POST' | 'PATCH', path: string, body?: obje
 const CALL_TIMEOUT_MS = 15_000;
 
 /**
- * `compliance-relay netbox-setup`: reads NetBox's and validity's versions from /api/status/, then
- * creates or updates (found by name) the webhook and what triggers it, in the form that version
- * needs. A second run with the same inputs sends no write and says so. `--dry-run` still reads
- * NetBox (to know what would change) but prints the writes instead of sending them.
+ * `compliance-relay netbox-setup`: reads NetBox's and validity's versions from /api/status/, then creates or updates (found
+ * by name) the webhook and what triggers it, in the form that version needs. A second run with the same inputs sends no
+ * write and says so. `--dry-run` still reads NetBox (to know what would change) but prints the writes instead of sending them.
  */
-export async function runNetboxSetup(flags: NetboxSetupFlags, target: NetboxSetupTarget, io: NetboxSetupIo): Promise<void> {
+export async function runNetboxSetup(flags: NetboxSetupFlags, target: NetboxSetupTarget, print: Print): Promise<void> {
   const { url, token } = target.source.netbox as { url: string; token: string };
   const client = createNetboxClient({ url, token, ca: target.ca, proxy: target.proxy, timeoutMs: CALL_TIMEOUT_MS });
   const api: NetboxApi = async <T>(method: 'GET' | 'POST' | 'PATCH', path: string, body?: object) => {
@@ -101,7 +92,6 @@ export async function runNetboxSetup(flags: NetboxSetupFlags, target: NetboxSetu
       throw error instanceof NetboxError ? toSetupError(`${method} ${path}`, error) : error;
     }
   };
-  const { print } = io;
   try {
     const status = await api<Record<string, unknown>>('GET', '/api/status/');
     const version = /^v?(\d+)\.(\d+)/.exec(typeof status?.['netbox-version'] === 'string' ? status['netbox-version'].trim() : '');
@@ -123,7 +113,7 @@ export async function runNetboxSetup(flags: NetboxSetupFlags, target: NetboxSetu
     print(`NetBox ${version.input} with validity ${validity}: ${SETUP_FORMS[form].description}.`);
 
     const existingWebhook = await findByName(api, 'Webhook', flags.name);
-    const secret = resolveSecret(flags, target.source.secrets[0], io, existingWebhook);
+    const secret = resolveSecret(flags, target.source.secrets[0], existingWebhook);
 
     // The file first: if NetBox then fails, a rerun finds the same secret there and finishes the job.
     const secretWritten = secret.writeTo !== undefined && !flags.dryRun;
@@ -132,7 +122,9 @@ export async function runNetboxSetup(flags: NetboxSetupFlags, target: NetboxSetu
         ? `WEBHOOK_SECRET_FILE=${file}`
         : `webhook_secret_file: ${file} in source ${target.source.name} of SOURCES_FILE`;
     if (secretWritten) {
-      io.writeSecretFile(secret.writeTo!, secret.value);
+      fs.mkdirSync(path.dirname(secret.writeTo!), { recursive: true });
+      // 'wx': never overwrite a secret someone else wrote; mode 0600: readable by its owner only.
+      fs.writeFileSync(secret.writeTo!, `${secret.value}\n`, { mode: 0o600, flag: 'wx' });
       print(`Secret written to ${secret.writeTo} (mode 0600). Give it to the relay: ${giveIt(secret.writeTo!)}`);
     } else if (secret.writeTo) {
       print(`Would write the secret to ${secret.writeTo} (mode 0600).`);
@@ -213,10 +205,10 @@ async function findByName(api: NetboxApi, what: SetupObject, name: string): Prom
 function resolveSecret(
   flags: NetboxSetupFlags,
   configured: string | undefined,
-  io: NetboxSetupIo,
   existing: NamedObject | undefined,
 ): { value: string; source?: 'file' | 'config'; writeTo?: string } {
-  const fromFile = flags.secretFile ? io.readSecretFile(flags.secretFile)?.replace(/\r?\n$/, '') : undefined;
+  const file = flags.secretFile;
+  const fromFile = file && fs.existsSync(file) ? fs.readFileSync(file, 'utf8').replace(/\r?\n$/, '') : undefined;
   if (configured) {
     if (fromFile && fromFile !== configured)
       throw new NetboxSetupError(
@@ -233,20 +225,23 @@ function resolveSecret(
     );
   }
   const current = typeof existing?.secret === 'string' && existing.secret !== '' ? existing.secret : undefined;
-  return { value: current ?? io.generateSecret(), writeTo: flags.secretFile };
+  return { value: current ?? randomBytes(32).toString('hex'), writeTo: flags.secretFile };
 }
 
 /** Creates `desired`, or sends the fields that differ from `existing`; a dry run prints the write instead. */
 async function applyObject(
-  run: { api: NetboxApi; url: string; flags: NetboxSetupFlags; print: (line: string) => void },
+  run: { api: NetboxApi; url: string; flags: NetboxSetupFlags; print: Print },
   what: SetupObject,
   existing: NamedObject | undefined,
   desired: Record<string, unknown>,
 ): Promise<Applied> {
   const { api, url, flags, print } = run;
   const listPath = LIST_PATHS[what];
-  const wouldSend = (method: string, path: string, body: Record<string, unknown>) =>
-    print(`Would send: ${method} ${url}${path} ${JSON.stringify(redactSecret(body, flags.showSecret === true))}`);
+  const wouldSend = (method: string, path: string, body: Record<string, unknown>) => {
+    const shown =
+      flags.showSecret || typeof body.secret !== 'string' ? body : { ...body, secret: `[${body.secret.length} characters, not shown]` };
+    print(`Would send: ${method} ${url}${path} ${JSON.stringify(shown)}`);
+  };
   if (!existing) {
     if (flags.dryRun) {
       wouldSend('POST', listPath, desired);
@@ -285,11 +280,6 @@ function normalise(value: unknown): unknown {
   if (value && typeof value === 'object' && !Array.isArray(value) && 'value' in value) return value.value;
   if (Array.isArray(value)) return value.map((v) => JSON.stringify(normalise(v))).sort();
   return value ?? null;
-}
-
-function redactSecret(body: Record<string, unknown>, show: boolean): Record<string, unknown> {
-  if (show || typeof body.secret !== 'string') return body;
-  return { ...body, secret: `[${body.secret.length} characters, not shown]` };
 }
 
 /** Turns a failed call into what the operator can do about it: a network failure may pass, a refusal needs a fix. */
