@@ -5,10 +5,7 @@ import { verifyRouteTemplates } from '../compose';
 import { EXIT_CONFIG, EXIT_UNAVAILABLE, type CliIo } from './io';
 import { describeProxySettings } from '../shared';
 
-/**
- * `check-config`: loads the configuration and the route templates, and prints the settings in force by
- * variable name (set by the user, defaulted; secrets redacted), or with `--json` the whole configuration.
- */
+/** `check-config`: loads the route templates and prints the settings in force (secrets redacted), or with `--json` the whole configuration. */
 export async function checkConfig(config: Config, io: CliIo, flags: { online?: boolean; json?: boolean }): Promise<number> {
   try {
     const renderer = loadRenderer(config.mail.templatesDir);
@@ -22,7 +19,6 @@ export async function checkConfig(config: Config, io: CliIo, flags: { online?: b
   io.stdout.write(
     `${flags.json ? JSON.stringify(redactConfig(config, io.transports), null, 2) : describeSettingsInForce(io, config)}\nThe configuration is valid.\n`,
   );
-  // Imported only when `--online` asks NetBox.
   return flags.online ? (await import('./check-sources-online')).checkSourcesOnline(config, io) : 0;
 }
 
@@ -51,11 +47,7 @@ function describeProxies(config: Config): string {
   return `Proxies for NetBox, OAuth2 and Graph: ${describeProxySettings(config.proxy)}`;
 }
 
-/**
- * `verify-smtp` (the command keeps its name): checks the mail transport in force — connects to the SMTP server,
- * gets a Graph token, or checks the outbox directory — and prints each step as it passes (token fetched,
- * connected, TLS, login), so that a failure shows which step failed. Sends nothing.
- */
+/** `verify-smtp`: checks the mail transport in force, printing each step as it passes, so a failure shows which step failed. */
 export async function verifyTransport(config: Config, io: CliIo): Promise<number> {
   const notifier = createNotifier(config.transport, { readFile: io.readFile, proxy: config.proxy }, io.transports);
   try {
@@ -70,11 +62,7 @@ export async function verifyTransport(config: Config, io: CliIo): Promise<number
   }
 }
 
-/**
- * A failed mail transport check or send as the command line prints it: the catalogue's code (as the relay stores
- * it), then what happened and what to do when the failure is one a user can fix (refused, timed out,
- * DNS, TLS, certificate, login), else the server's own words.
- */
+/** A failed check or send: the catalogue's code, then what to do when a user can fix it, else the server's own words. */
 export function describeMailFailure(error: unknown, config: Config, transports: CliIo['transports']): string {
   const err = error as { code?: string; responseCode?: number; message?: string };
   const server = findTransport(config.transport, transports).describeServer?.(config.transport.settings);

@@ -38,10 +38,7 @@ export class UsageError extends Error {}
  */
 export type RunWithConfig = (command: (config: Config) => number | Promise<number>, options?: { listens: boolean }) => Promise<void>;
 
-/**
- * The version in the package's own package.json, for `--version` and the boot line: found by walking up from this
- * module (as shared's `findPackageRoot` does) without importing shared, whose door loads zod, which `--help` does not need.
- */
+/** The package's version, for `--version` and the boot line: found without importing shared, whose door loads zod. */
 export function readPackageVersion(): string {
   for (let dir = __dirname; ; dir = path.dirname(dir)) {
     const candidate = path.join(dir, 'package.json');

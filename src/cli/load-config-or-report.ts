@@ -27,10 +27,7 @@ export function loadConfigOrReport(io: CliIo, found: ConfigIssue[] = []): Config
   return undefined;
 }
 
-/**
- * HOST given as a name must resolve, as listening on it will ask: checked before start by the commands that listen or
- * say they would (serve, check-config), so a typo is a configuration problem named, not a failed listen.
- */
+/** HOST given as a name must resolve (serve, check-config): a typo is a configuration problem named, not a failed listen. */
 export async function checkHostResolves(env: CliIo['env']): Promise<ConfigIssue[]> {
   const host = env.HOST?.trim();
   if (!host || net.isIP(host) !== 0) return [];

@@ -7,9 +7,8 @@ import { createSilentLogger, systemClock } from '../shared';
 import type { DeliveryRecord, OwnerGroupPlan, Store } from '../store';
 
 /**
- * Composes `delivery` with the relay's report composer for a command that looks and does not send (`preview`,
- * `check-config --online`): the series' history read from the store as the worker reads it, never written (a
- * no-op save), and the failures stored with the report. `use` runs while its source's NetBox client is open.
+ * Composes `delivery` as the worker does for a command that only looks (`preview`, `check-config --online`): history read,
+ * never written (a no-op save), failures as stored. `use` runs while its source's NetBox client is open.
  */
 export async function composeReadOnly<T>(
   config: Config,
@@ -42,9 +41,8 @@ export async function composeReadOnly<T>(
 }
 
 /**
- * The owner groups of route `name` (by owner, or narrowed by a `device` condition) for a delivery, and whether they are
- * the recorded ones: as recorded when the delivery was planned, else resolved now from NetBox exactly as the worker would
- * (with `routes` in order, so `continue` counts, and the configured sources, so `source_tags` counts), nothing stored.
+ * The owner groups of route `name` for a delivery: as recorded when it was planned, else resolved now from NetBox as the
+ * worker would (`routes` in order, so `continue` counts; the configured sources, so `source_tags` counts), nothing stored.
  */
 export async function findOwnerGroups(
   config: Config,

@@ -12,11 +12,8 @@ import { EXIT_CONFIG, readPackageVersion, type CliIo } from './io';
 const DATA_DIR_REFUSALS = new Set(['EEXIST', 'ENOTDIR', 'EACCES', 'EPERM', 'EROFS']);
 
 /**
- * `compliance-relay serve`: takes the data directory (SQLite), binds the port, then builds the relay
- * (SQLite migrates as it opens), releases what a previous process left in flight and starts the
- * worker. In that order, a relay that cannot start (the directory or the port taken) has changed
- * nothing. On SIGTERM/SIGINT it stops accepting, lets sends in flight finish within
- * SHUTDOWN_TIMEOUT_MS, closes the mail transport and the store. Resolves with the exit code once everything is closed.
+ * `serve`: takes the data directory (SQLite), binds the port, then builds the relay and starts the worker: in that order,
+ * a relay that cannot start has changed nothing. Resolves with the exit code once everything is closed after a signal.
  */
 export async function serve(config: Config, io: CliIo): Promise<number> {
   const format = io.stdoutIsTty === true ? 'pretty' : 'json';
@@ -67,10 +64,7 @@ export async function serve(config: Config, io: CliIo): Promise<number> {
   return waitForSignal(gate.server, relay, { config, io, logger, lock });
 }
 
-/**
- * The HTTP server, listening before the relay exists: requests that arrive while it starts wait for
- * it (a webhook is never answered by a half-built relay), then go to the app.
- */
+/** The HTTP server, listening before the relay exists: requests that arrive meanwhile wait for the app (never a half-built relay). */
 function createGatedServer(): { server: http.Server; open: (app: RequestListener) => void } {
   let app: RequestListener | undefined;
   const waiting: (() => void)[] = [];

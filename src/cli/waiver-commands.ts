@@ -7,10 +7,7 @@ import { EXIT_USAGE, UsageError, type CliIo, type RunWithConfig } from './io';
 /** `waivers list`'s flags: the book's filter by name, the status as typed (checked here), and `--json`. */
 export type WaiverListOptions = Pick<WaiverFilter, 'source' | 'test' | 'device'> & { status?: string; json?: boolean };
 
-/**
- * Runs one waiver action on the book of this store, its audit lines on stderr as JSON beside the command's
- * own output; a refusal (invalid, unknown, read-only, ended) prints its reasons and exits 64.
- */
+/** Runs one waiver action, its audit lines on stderr as JSON; a refusal (invalid, unknown, read-only, ended) exits 64. */
 function withBook(io: CliIo, withConfig: RunWithConfig, fn: (book: WaiverBook) => Promise<void>): Promise<void> {
   return withStore(io, withConfig, async (store, config) => {
     const logger = createLogger({
@@ -25,15 +22,12 @@ function withBook(io: CliIo, withConfig: RunWithConfig, fn: (book: WaiverBook) =
     } catch (error) {
       if (!(error instanceof RelayError) || error.status >= 500) throw error;
       io.stderr.write(`compliance-relay: ${error.message}\n`);
-      for (const issue of error.issues ?? []) io.stderr.write(`  - --${toFlag(issue.path)}: ${issue.message}\n`);
+      // `allDevices` → `--all-devices`: issues name the flag the user typed.
+      const flag = (path: string) => path.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+      for (const issue of error.issues ?? []) io.stderr.write(`  - --${flag(issue.path)}: ${issue.message}\n`);
       return EXIT_USAGE;
     }
   });
-}
-
-/** `allDevices` → `all-devices`: issues name the flag the user typed. */
-function toFlag(path: string): string {
-  return path.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 }
 
 /** `waivers list`: stored and WAIVERS_FILE waivers, newest first, as a table or JSON. */
