@@ -3,10 +3,8 @@ import { describeMailError } from '../notify';
 import { DELIVERY_STATES, type DeliveryRecord, type DeliveryState, type RouteMailRecord } from '../store';
 import { buildFilterParams, type ListQuery } from '../http';
 import type { PassChartView } from './build-pass-chart';
-import type { DashboardOptions, DigestsInput } from './dashboard-options';
-import type { DeliveryContent } from './read-delivery-content';
-import { describeContent } from './build-delivery-view';
-import type { Page } from './render-page';
+import { describeContent, type DeliveryContent } from './build-delivery-view';
+import type { DashboardOptions, DigestsInput, Page } from './render-page';
 
 /** One page of the list and the keys of its neighbours, when there are any (keyset paging: ids, never offsets). */
 export interface ListPage {

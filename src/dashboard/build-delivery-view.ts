@@ -1,9 +1,33 @@
 import { buildEmlFileName, findMessageId, readHeaderBlock } from '../http';
-import { formatPercent } from '../report';
-import type { DeliveryRecord, RouteMailRecord, SentMessage } from '../store';
+import { formatPercent, type ReportCounts } from '../report';
+import { parseJobDelivery, type DeliveryRecord, type InternalJob, type RouteMailRecord, type SentMessage, type Store } from '../store';
+import { parseDelivery, type ReportFields } from '../webhook';
 import { CHART_SERIES } from './build-pass-chart';
-import type { DeliveryContent } from './read-delivery-content';
 import type { Page } from './render-page';
+
+export type DeliveryContent =
+  { kind: 'report'; report: ReportFields; counts: ReportCounts } | InternalJob | { kind: 'other'; reason: string };
+
+/**
+ * What a delivery holds: a report from the typed fields parsed at ingest, so a listing loads no body.
+ * Only a record without them (the watchdog's, a digest's, a report stored before migration 6) loads its body.
+ */
+export async function readDeliveryContent(record: DeliveryRecord, store: Pick<Store, 'getDeliveryBody'>): Promise<DeliveryContent> {
+  if (record.report && record.counts) return { kind: 'report', report: record.report, counts: record.counts };
+  const { dedupKey } = record;
+  const body = await store.getDeliveryBody(record.id);
+  if (!body) return { kind: 'other', reason: 'the stored body is gone' };
+  const job = parseJobDelivery(dedupKey, body);
+  if (job) return job;
+  try {
+    const parsed = parseDelivery(body);
+    return parsed.kind === 'report'
+      ? { kind: 'report', report: parsed.report, counts: parsed.counts }
+      : { kind: 'other', reason: parsed.reason };
+  } catch (error) {
+    return { kind: 'other', reason: (error as Error).message };
+  }
+}
 
 /** The view of templates/dashboard/delivery.hbs: what a delivery holds, what happened, and the exact mail that was sent. */
 export function buildDeliveryView(input: {

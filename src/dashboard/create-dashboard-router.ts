@@ -2,11 +2,20 @@ import express, { type NextFunction, type Request, type Response, type Router } 
 import { recordTokenAttempt } from '../http';
 import { formatDateTime } from '../report';
 import { createAuthThrottle } from '../shared';
-import type { DashboardOptions } from './dashboard-options';
-import { registerDeliveryPages, type Authed, type DashboardDeps } from './delivery-pages';
-import { DASHBOARD_CSP, sendPage } from './render-page';
+import { registerDeliveryPages } from './delivery-pages';
+import {
+  createSessionKeys,
+  DASHBOARD_CSP,
+  readCookie,
+  sendPage,
+  SESSION_COOKIE,
+  SESSION_TTL_MS,
+  type Authed,
+  type DashboardDeps,
+  type DashboardOptions,
+  type Session,
+} from './render-page';
 import { registerWaiverPages } from './waiver-pages';
-import { createSessionKeys, readCookie, SESSION_COOKIE, SESSION_TTL_MS, type Session } from './session';
 
 /**
  * The dashboard at /ui, behind a login that exchanges ADMIN_TOKEN for a signed HttpOnly, SameSite=Strict

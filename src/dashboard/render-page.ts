@@ -1,8 +1,66 @@
+import { createHmac, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
 import type HandlebarsNamespace from 'handlebars';
-import { findPackageRoot, neutralizeView } from '../shared';
+import type { Worker } from '../delivery';
+import type { TransportHealth } from '../health';
+import { isSameSecret } from '../http';
+import { findPackageRoot, neutralizeView, type AuthThrottle, type Clock, type FailureCatalogue, type Logger } from '../shared';
+import type { DeliveryState, DigestPeriod, Store } from '../store';
+import type { WaiverBook } from '../waivers';
+
+export interface DashboardOptions {
+  /** ADMIN_TOKEN; without it the dashboard answers 404 and says how to turn it on. */
+  adminToken?: string;
+  store: Pick<
+    Store,
+    | 'listDeliveries'
+    | 'readQueue'
+    | 'getDelivery'
+    | 'getDeliveryBody'
+    | 'getSentMessage'
+    | 'listSentMessages'
+    | 'requeue'
+    | 'retryNow'
+    | 'listRouteMails'
+  >;
+  clock: Clock;
+  logger: Logger;
+  timezone: string;
+  /** The relay's failure catalogue (its transports' codes and its own). */
+  failures: FailureCatalogue;
+  /** The NetBox sources: with more than one, the list names and filters by source; reports link into their own NetBox. */
+  sources?: readonly { name: string; netbox: { url?: string } }[];
+  /**
+   * Banners on every page while its pause holds the queue (with "try now") or outcomes the store refused wait in
+   * memory; kicked after a requeue.
+   */
+  worker?: Pick<Worker, 'breaker' | 'unrecorded' | 'kick' | 'tryNow'>;
+  /** ROUTES_FILE's route names, suggested in the list's route filter. */
+  routeNames?: readonly string[];
+  /** Slows down failed logins per address; shared with the admin API, which takes the same token. */
+  throttle?: AuthThrottle;
+  sleep?: (ms: number) => Promise<void>;
+  /** Warnings about the relay's own configuration (an unsigned webhook open to the network). */
+  notices?: string[];
+  /** The mail server's state as /readyz's smtp check reports it: a banner while it fails. */
+  transportHealth?: Pick<TransportHealth, 'status'>;
+  /** Accepted exceptions: the waivers pages under /ui/waivers. */
+  waivers?: WaiverBook;
+  /** The digest routes' schedules with next runs, and the latest periods. */
+  digests?: {
+    schedules: () => DigestsInput['schedules'];
+    periods: (options: { limit: number }) => Promise<DigestPeriod[]>;
+  };
+}
+
+/** The digest routes beside the deliveries list. */
+export interface DigestsInput {
+  schedules: readonly { route: string; schedule: string; timezone: string; nextRunAt: number | null }[];
+  /** The latest digests, newest first, each with its delivery's state. */
+  periods: readonly (DigestPeriod & { state?: DeliveryState })[];
+}
 
 /**
  * Nothing may load from elsewhere and no script runs; inline styles are allowed (the page's and the mail's).
@@ -65,4 +123,96 @@ export function renderDashboardTemplate(name: string, view: unknown): string {
 export function sendPage(res: Response, status: number, title: string, page: string, body: object = {}, ctx: PageContext = {}): void {
   res.status(status).type('html');
   res.send(renderDashboardTemplate('layout', { ...ctx, title, page, body }));
+}
+
+export type Authed = Request & { session?: Session };
+
+export interface DashboardDeps {
+  options: DashboardOptions;
+  keys: SessionKeys;
+  /** Epoch milliseconds as a date and time in MAIL_TIMEZONE. */
+  formatTime: (ms: number) => string;
+}
+
+/** What every page after login shows around its content: the session's CSRF token, the banners, the time zone. */
+export function buildPageContext(deps: DashboardDeps, req: Authed): Page {
+  const { options, formatTime } = deps;
+  const pause = options.worker?.breaker;
+  const mail = options.transportHealth?.status();
+  return {
+    csrf: deps.keys.csrfToken(req.session!),
+    formatTime,
+    notices: options.notices,
+    unrecorded: options.worker?.unrecorded.count,
+    queuePause:
+      pause && pause.state !== 'closed'
+        ? {
+            state: pause.held ? 'held' : pause.state === 'open' ? 'paused' : 'probing',
+            held: pause.held,
+            probing: pause.state === 'probing',
+            since: formatTime(pause.pausedSince ?? options.clock.now()),
+            nextTry: formatTime(pause.openUntil),
+            lastError: pause.lastError ? `${pause.lastError.code}: ${pause.lastError.message}` : 'unknown',
+            code: pause.lastError?.code,
+          }
+        : undefined,
+    mail: mail && !mail.ok ? { code: mail.code, message: mail.message ?? 'the last check failed' } : undefined,
+  };
+}
+
+export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
+export const SESSION_COOKIE = 'cr_ui_session';
+
+export interface Session {
+  id: string;
+  expiresAt: number;
+}
+
+export type SessionKeys = ReturnType<typeof createSessionKeys>;
+
+const mac = (key: Buffer, data: string) => createHmac('sha256', key).update(data).digest('base64url');
+
+/**
+ * Stateless signed sessions for the dashboard. The signing key is derived from ADMIN_TOKEN, so
+ * every replica sharing the token accepts the same cookie, a restart keeps logins, and changing the
+ * token logs everyone out. The cookie holds a random id and an expiry, signed; the CSRF token is
+ * an HMAC of the session id, so it needs no server-side storage either.
+ */
+export function createSessionKeys(adminToken: string) {
+  const key = createHmac('sha256', adminToken).update('compliance-relay/dashboard-session/v1').digest();
+  const csrfKey = createHmac('sha256', key).update('csrf').digest();
+  return {
+    /** A signed session value for the cookie (never the admin token itself). */
+    issue(now: number): { cookie: string; session: Session } {
+      const session = { id: randomBytes(18).toString('base64url'), expiresAt: now + SESSION_TTL_MS };
+      const payload = `v1.${session.id}.${session.expiresAt}`;
+      return { cookie: `${payload}.${mac(key, payload)}`, session };
+    },
+    /** The session in a cookie value, if its signature is good and it has not expired. */
+    verify(cookie: string | undefined, now: number): Session | undefined {
+      const m = /^(v1\.([A-Za-z0-9_-]{24})\.(\d{1,16}))\.([A-Za-z0-9_-]{43})$/.exec(cookie ?? '');
+      if (!m || !isSameSecret(mac(key, m[1]), m[4])) return undefined;
+      const expiresAt = Number(m[3]);
+      return expiresAt > now ? { id: m[2], expiresAt } : undefined;
+    },
+    /** The per-session token forms carry in a hidden field (POST only). */
+    csrfToken(session: Session): string {
+      return mac(csrfKey, session.id);
+    },
+    verifyCsrf(session: Session, token: unknown): boolean {
+      return typeof token === 'string' && isSameSecret(mac(csrfKey, session.id), token);
+    },
+    /** True when `candidate` is the admin token (constant-time). */
+    verifyAdminToken(candidate: unknown): boolean {
+      return typeof candidate === 'string' && candidate.length > 0 && candidate.length <= 1024 && isSameSecret(candidate, adminToken);
+    },
+  };
+}
+
+export function readCookie(header: string | undefined, name: string): string | undefined {
+  for (const part of (header ?? '').split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+  }
+  return undefined;
 }

@@ -1,9 +1,8 @@
 import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
 import { RelayError, type ErrorIssue } from '../shared';
 import { WAIVER_STATUSES, type WaiverBook, type WaiverStatus } from '../waivers';
-import { buildPageContext, type DashboardDeps } from './delivery-pages';
-import { pickText, readFlash } from './flash-messages';
-import { sendPage } from './render-page';
+import { pickText, readFlash } from './delivery-pages';
+import { buildPageContext, sendPage, type DashboardDeps } from './render-page';
 import { buildWaiverFormView, buildWaiverListView, type WaiverFormValues, type WaiverListQuery } from './build-waiver-views';
 
 /** What the waivers pages need: the dashboard's, with its waiver book. */
