@@ -7,11 +7,7 @@ import { openStore, type Store } from '../store';
 import { EXIT_CONFIG, EXIT_UNAVAILABLE, type CliIo } from './io';
 import { composeReadOnly, describeOwnerGroups, findOwnerGroups } from './read-only-composer';
 
-/**
- * `check-config --online`: asks each source's NetBox, with that source's token, for its status, then reads one item of
- * each list the configuration needs, so a permission the token lacks is named now rather than met on every catch-up or
- * owner mail. One line per source (and per refusal); resolves with the worst exit code.
- */
+/** `check-config --online`: each source's status, then one item of each list the config needs, so a missing permission is named now. */
 export async function checkSourcesOnline(config: Config, io: CliIo): Promise<number> {
   let exitCode = 0;
   for (const source of config.sources) {

@@ -173,10 +173,7 @@ function wrapText(text: string, width: number, maxLines: number): string[] {
   return lines;
 }
 
-/**
- * One line per item under a header line, columns aligned: cells cut with "…" to their column's most (and to
- * `fit`'s widths), control characters made visible.
- */
+/** One line per item under a header line, columns aligned, cells cut with "…" (to `fit`'s widths), control characters made visible. */
 export function formatTable<T>(items: readonly T[], columns: readonly Column<T>[], fit = (widths: number[]) => widths): string[] {
   const texts = items.map((item) => columns.map(([, get, max]) => cut(toCell(get(item)), max)));
   const widths = fit(columns.map(([header], i) => Math.max(header.length, ...texts.map((row) => row[i].length))));
@@ -189,10 +186,7 @@ export function formatTable<T>(items: readonly T[], columns: readonly Column<T>[
   );
 }
 
-/**
- * The deliveries in {@link TABLE_WIDTH} columns, one line per delivery: ROUTES gives way so that the LAST ERROR
- * header always fits; an error cut in its column is repeated under the table, wrapped over a few lines.
- */
+/** The deliveries within TABLE_WIDTH: ROUTES gives way to LAST ERROR, whose cut texts are repeated, wrapped, under the table. */
 function formatDeliveryTable(rows: DeliveryJson[]): string {
   if (rows.length === 0) return 'No deliveries.\n';
   const routes = COLUMNS.length - 2;

@@ -10,11 +10,7 @@ export { type CliIo, EXIT_CONFIG, EXIT_UNAVAILABLE, EXIT_USAGE } from './io';
 // Not read from the store's DELIVERY_STATES, so that `--help` loads no store (lazy-modules.test.ts checks it names every one).
 const STATE_CHOICES = 'queued|sending|retrying|sent|dead';
 
-/**
- * Runs one command line and resolves with its exit code. Commands take their configuration from the environment (and
- * .env), like the server, so `check-config` checks exactly what `serve` uses. Each command imports its module when it
- * runs, so `--help` loads commander and this folder's declarations only (lazy-modules.test.ts).
- */
+/** Runs one command line and resolves with its exit code; configuration comes from the environment (and .env), as for `serve`. */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
   let exitCode = 0;
   const program = createProgram(io, (code) => {

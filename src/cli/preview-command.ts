@@ -23,11 +23,7 @@ export interface PreviewOptions {
   out: string;
 }
 
-/**
- * `preview`: renders a delivery (a JSON file as NetBox sends it, or one from the store) with the relay's own composer and
- * one route, and writes its four files; sends nothing, writes nothing to the store. A stored delivery is rendered as the
- * worker renders it (stored history, stored failing tests), so the preview is the mail that was or will be sent (Date aside).
- */
+/** `preview`: renders a delivery (a file or a stored one) as the worker would for one route and writes its four files; sends nothing. */
 export async function previewCommand(file: string | undefined, options: PreviewOptions, config: Config, io: CliIo): Promise<number> {
   let store: Store | undefined;
   try {
@@ -196,10 +192,7 @@ function parseDigestPeriod(value: string | undefined, route: Route, timezone: st
   return job(start, end);
 }
 
-/**
- * `preview --digest ROUTE`: a digest route's digest for a period from the stored history, as the worker composes it.
- * `last` is the digest the relay recorded for the latest tick when there is one (its start, its lateness).
- */
+/** `preview --digest ROUTE`: a digest from the stored history; `last` is the recorded one for the latest tick when there is one. */
 async function previewDigest(routeName: string, options: { period?: string; out: string }, config: Config, io: CliIo): Promise<number> {
   const clock: Clock = io.clock ?? systemClock;
   const route = config.routing.routes.find((r) => r.name === routeName && r.digest);

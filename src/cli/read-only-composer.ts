@@ -6,10 +6,7 @@ import { createRoutePlanner, type Route } from '../routing';
 import { createSilentLogger, systemClock } from '../shared';
 import type { DeliveryRecord, OwnerGroupPlan, Store } from '../store';
 
-/**
- * Composes `delivery` as the worker does for a command that only looks (`preview`, `check-config --online`): history read,
- * never written (a no-op save), failures as stored. `use` runs while its source's NetBox client is open.
- */
+/** Composes `delivery` as the worker does, history read but never written; `use` runs while its NetBox client is open. */
 export async function composeReadOnly<T>(
   config: Config,
   delivery: DeliveryRecord,
@@ -40,10 +37,7 @@ export async function composeReadOnly<T>(
   }
 }
 
-/**
- * The owner groups of route `name` for a delivery: as recorded when it was planned, else resolved now from NetBox as the
- * worker would (`routes` in order, so `continue` counts; the configured sources, so `source_tags` counts), nothing stored.
- */
+/** Route `name`'s owner groups for a delivery: as recorded when planned, else resolved now as the worker would (nothing stored). */
 export async function findOwnerGroups(
   config: Config,
   routes: readonly Route[],

@@ -11,10 +11,7 @@ import { EXIT_CONFIG, readPackageVersion, type CliIo } from './io';
 /** Why a DATA_DIR cannot be had that only the operator can change: a file in its place, no right to write, a read-only disk. */
 const DATA_DIR_REFUSALS = new Set(['EEXIST', 'ENOTDIR', 'EACCES', 'EPERM', 'EROFS']);
 
-/**
- * `serve`: takes the data directory (SQLite), binds the port, then builds the relay and starts the worker: in that order,
- * a relay that cannot start has changed nothing. Resolves with the exit code once everything is closed after a signal.
- */
+/** `serve`: locks DATA_DIR, binds the port, then builds and starts the relay (so a failed start changed nothing); ends on a signal. */
 export async function serve(config: Config, io: CliIo): Promise<number> {
   const format = io.stdoutIsTty === true ? 'pretty' : 'json';
   const logger = createLogger({ level: config.log.level, format, secrets: config.secretValues });

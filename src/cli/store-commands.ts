@@ -5,10 +5,7 @@ import type { Config } from '../config';
 import { loadSqliteDriver, openStore, SQLITE_FILE_NAME, StorageUnavailableError } from '../store';
 import { EXIT_UNAVAILABLE, EXIT_USAGE, type CliIo } from './io';
 
-/**
- * `migrate`: brings the store's schema up to date and says what it did. The relay does the same at start; this runs
- * it explicitly (before a rolling upgrade of replicas, say).
- */
+/** `migrate`: brings the store's schema up to date, as the relay does at start (run before a rolling upgrade, say). */
 export async function migrateStore(config: Config, io: CliIo): Promise<number> {
   const url = config.store.databaseUrl;
   // host:port/database, never the credentials.
@@ -34,10 +31,7 @@ export async function migrateStore(config: Config, io: CliIo): Promise<number> {
   }
 }
 
-/**
- * `backup <file>`: a consistent copy of the SQLite store while the relay keeps running (`VACUUM INTO` on a read-only
- * connection: WAL lets it read a snapshot without blocking the writer), a complete database the relay can open.
- */
+/** `backup <file>`: a consistent copy of the SQLite store while the relay runs (`VACUUM INTO` reads a WAL snapshot). */
 export function backupStore(target: string, config: Config, io: CliIo): number {
   if (config.store.databaseUrl) {
     io.stderr.write('compliance-relay backup: the store is PostgreSQL (DATABASE_URL): back it up with pg_dump or your database backups.\n');

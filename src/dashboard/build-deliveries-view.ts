@@ -101,10 +101,7 @@ function buildAction(d: DeliveryRecord, back: string) {
   return undefined;
 }
 
-/**
- * A failure in words: what to change when a user can fix it (refused, DNS, TLS, certificate, login: the
- * same words as `verify-smtp`), else the catalogue's words for its code; then whether it is tried again.
- */
+/** A failure in words (what to change when a user can fix it, as `verify-smtp` says), then whether it is tried again. */
 function describeFailure(code: string | null, error: string, catalogue: FailureCatalogue): string {
   const facts = readFailureFacts(code, catalogue);
   const fixable = code ? describeMailError({ code, message: error }) : undefined;

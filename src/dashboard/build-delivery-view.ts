@@ -8,10 +8,7 @@ import type { Page } from './render-page';
 export type DeliveryContent =
   { kind: 'report'; report: ReportFields; counts: ReportCounts } | InternalJob | { kind: 'other'; reason: string };
 
-/**
- * What a delivery holds: a report from the typed fields parsed at ingest, so a listing loads no body.
- * Only a record without them (the watchdog's, a digest's, a report stored before migration 6) loads its body.
- */
+/** What a delivery holds, from the typed fields parsed at ingest (no body read); only a record without them loads its body. */
 export async function readDeliveryContent(record: DeliveryRecord, store: Pick<Store, 'getDeliveryBody'>): Promise<DeliveryContent> {
   if (record.report && record.counts) return { kind: 'report', report: record.report, counts: record.counts };
   const { dedupKey } = record;

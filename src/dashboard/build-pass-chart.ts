@@ -28,10 +28,7 @@ const CHART_LAYOUTS = {
   narrow: { width: 360, className: 'pass-chart-narrow' },
 } as const;
 
-/**
- * Which points get a date under the axis: every `step`-th from the newest backwards, the step wide
- * enough that no two labels overlap, and a day already shown by the label before it is not repeated.
- */
+/** Which points get a date under the axis: every `step`-th from the newest, no two overlapping, no day repeated. */
 function chooseAxisLabels(days: readonly string[], plotWidthPx: number): boolean[] {
   const spacing = days.length <= 1 ? plotWidthPx : plotWidthPx / (days.length - 1);
   const widest = Math.max(0, ...days.map((d) => d.length)) * CHAR_WIDTH_PX + LABEL_GAP_PX;
@@ -51,10 +48,7 @@ type ChartOptions = { source?: string; emptyText?: string };
 /** The view of templates/dashboard/pass-chart.hbs. */
 export type PassChartView = ReturnType<typeof buildPassChart>;
 
-/**
- * Pass percentage per severity across the reports of one NetBox source, as inline SVG built on the server (no script,
- * no CDN), wide and narrow (CSS shows one). A severity with no results in a report leaves a gap in its line rather than a fake 0 %.
- */
+/** Pass percentage per severity as server-built SVG, wide and narrow; a severity without results leaves a gap, not a fake 0 %. */
 export function buildPassChart(reports: readonly ChartReport[], options: ChartOptions = {}) {
   return {
     source: options.source,

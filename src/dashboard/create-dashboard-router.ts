@@ -17,10 +17,7 @@ import {
 } from './render-page';
 import { registerWaiverPages } from './waiver-pages';
 
-/**
- * The dashboard at /ui, behind a login that exchanges ADMIN_TOKEN for a signed HttpOnly, SameSite=Strict
- * session cookie; every POST carries a per-session CSRF token. No JavaScript anywhere, and a CSP that forbids it.
- */
+/** The dashboard at /ui: ADMIN_TOKEN buys a signed session cookie, every POST carries a CSRF token, and no script runs. */
 export function createDashboardRouter(options: DashboardOptions): Router {
   const router = express.Router();
   router.use(setSecurityHeaders);

@@ -99,10 +99,7 @@ async function readListPage(deps: DashboardDeps, filter: ListOptions, contentOf:
   return { rows, newerThan: hasNewer ? shown[0]?.id : undefined, olderThan: hasOlder ? shown.at(-1)?.id : undefined };
 }
 
-/**
- * The newest reports the list's filters select (its paging aside), per NetBox source, each oldest first in NetBox's
- * order: reports of two NetBoxes never share a line, and report ids are compared only within one NetBox.
- */
+/** The newest reports the filters select, per NetBox source (report ids compare only within one NetBox), oldest first. */
 async function readChartReports(deps: DashboardDeps, filter: ListOptions, contentOf: ReadContent): Promise<Map<string, ChartReport[]>> {
   const { options } = deps;
   const { beforeId: _page, afterId: _otherPage, ...filters } = filter;

@@ -32,10 +32,7 @@ export interface DashboardOptions {
   failures: FailureCatalogue;
   /** The NetBox sources: with more than one, the list names and filters by source; reports link into their own NetBox. */
   sources?: readonly { name: string; netbox: { url?: string } }[];
-  /**
-   * Banners on every page while its pause holds the queue (with "try now") or outcomes the store refused wait in
-   * memory; kicked after a requeue.
-   */
+  /** Its pause and unrecorded outcomes are banners on every page; kicked after a requeue. */
   worker?: Pick<Worker, 'breaker' | 'unrecorded' | 'kick' | 'tryNow'>;
   /** ROUTES_FILE's route names, suggested in the list's route filter. */
   routeNames?: readonly string[];
@@ -62,42 +59,17 @@ export interface DigestsInput {
   periods: readonly (DigestPeriod & { state?: DeliveryState })[];
 }
 
-/**
- * Nothing may load from elsewhere and no script runs; inline styles are allowed (the page's and the mail's).
- * The sandboxed srcdoc iframe that shows a mail inherits it, so a mail's remote image or script cannot load or run.
- */
+/** Nothing loads from elsewhere and no script runs; the srcdoc iframe that shows a mail inherits it. */
 export const DASHBOARD_CSP =
   "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self'; frame-src 'self'; frame-ancestors 'none'; base-uri 'none'";
 
-/** The banners above every page after login, and the session's CSRF token for the header's forms. */
-export interface PageContext {
-  csrf?: string;
-  /** The queue's pause (the mail transport failed for every message), times already formatted; `state` as /readyz names it. */
-  queuePause?: {
-    state: 'paused' | 'probing' | 'held';
-    held: boolean;
-    probing: boolean;
-    since: string;
-    nextTry: string;
-    lastError: string;
-    code?: string;
-  };
-  unrecorded?: number;
-  notices?: string[];
-  /** Why mail cannot leave (the last send or check failed); absent while it can. */
-  mail?: { code?: string; message: string };
-}
-
 /** A page after login: its banners, the session's CSRF token for its forms, and times shown in MAIL_TIMEZONE. */
-export type Page = PageContext & { csrf: string; formatTime: (ms: number) => string };
+export type Page = ReturnType<typeof buildPageContext>;
 
 type Template = HandlebarsNamespace.TemplateDelegate;
 let templates: Map<string, Template> | undefined;
 
-/**
- * The dashboard's templates (templates/dashboard of the package, never a user's TEMPLATES_DIR copy), each a partial
- * by its file name, compiled with Handlebars' compiler on the first page: a relay at rest loads neither.
- */
+/** The package's templates/dashboard (never TEMPLATES_DIR), compiled on the first page: a relay at rest loads no compiler. */
 function loadTemplates(): Map<string, Template> {
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy on purpose (an import would load the compiler with the module)
   const hbs = (require('handlebars') as typeof HandlebarsNamespace).create();
@@ -108,10 +80,7 @@ function loadTemplates(): Map<string, Template> {
   return new Map(names.map((name) => [name, hbs.compile(`{{> ${name}}}`)]));
 }
 
-/**
- * Renders templates/dashboard/`name`.hbs with `view`; Handlebars escapes every value, and bidi overrides and control
- * characters (from NetBox's names, error texts) are made visible in the view first, as in the mails.
- */
+/** Renders templates/dashboard/`name`.hbs; values are escaped, bidi overrides and control characters made visible first. */
 export function renderDashboardTemplate(name: string, view: unknown): string {
   templates ??= loadTemplates();
   const template = templates.get(name);
@@ -120,7 +89,7 @@ export function renderDashboardTemplate(name: string, view: unknown): string {
 }
 
 /** Sends the page `page` (a template of templates/dashboard, rendered with `body`) inside the document around every page. */
-export function sendPage(res: Response, status: number, title: string, page: string, body: object = {}, ctx: PageContext = {}): void {
+export function sendPage(res: Response, status: number, title: string, page: string, body: object = {}, ctx: Partial<Page> = {}): void {
   res.status(status).type('html');
   res.send(renderDashboardTemplate('layout', { ...ctx, title, page, body }));
 }
@@ -135,7 +104,7 @@ export interface DashboardDeps {
 }
 
 /** What every page after login shows around its content: the session's CSRF token, the banners, the time zone. */
-export function buildPageContext(deps: DashboardDeps, req: Authed): Page {
+export function buildPageContext(deps: DashboardDeps, req: Authed) {
   const { options, formatTime } = deps;
   const pause = options.worker?.breaker;
   const mail = options.transportHealth?.status();
@@ -144,6 +113,7 @@ export function buildPageContext(deps: DashboardDeps, req: Authed): Page {
     formatTime,
     notices: options.notices,
     unrecorded: options.worker?.unrecorded.count,
+    // The queue's pause (the transport failed for every message); `state` as /readyz names it.
     queuePause:
       pause && pause.state !== 'closed'
         ? {
@@ -156,6 +126,7 @@ export function buildPageContext(deps: DashboardDeps, req: Authed): Page {
             code: pause.lastError?.code,
           }
         : undefined,
+    // Why mail cannot leave (the last send or check failed); absent while it can.
     mail: mail && !mail.ok ? { code: mail.code, message: mail.message ?? 'the last check failed' } : undefined,
   };
 }
@@ -173,10 +144,8 @@ export type SessionKeys = ReturnType<typeof createSessionKeys>;
 const mac = (key: Buffer, data: string) => createHmac('sha256', key).update(data).digest('base64url');
 
 /**
- * Stateless signed sessions for the dashboard. The signing key is derived from ADMIN_TOKEN, so
- * every replica sharing the token accepts the same cookie, a restart keeps logins, and changing the
- * token logs everyone out. The cookie holds a random id and an expiry, signed; the CSRF token is
- * an HMAC of the session id, so it needs no server-side storage either.
+ * Stateless signed sessions, keyed from ADMIN_TOKEN: every replica accepts the cookie, restarts keep logins, a new
+ * token logs everyone out. The CSRF token is an HMAC of the session id, so nothing is stored server-side.
  */
 export function createSessionKeys(adminToken: string) {
   const key = createHmac('sha256', adminToken).update('compliance-relay/dashboard-session/v1').digest();

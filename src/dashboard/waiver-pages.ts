@@ -8,10 +8,7 @@ import { buildWaiverFormView, buildWaiverListView, type WaiverFormValues, type W
 /** What the waivers pages need: the dashboard's, with its waiver book. */
 type WaiverPagesDeps = DashboardDeps & { book: WaiverBook };
 
-/**
- * The waivers pages under /ui/waivers: the list, and the add form pre-filled from `?source=&test=&device=`
- * (names only: the link carries no authority, the session does).
- */
+/** The waivers pages: the list, and the add form pre-filled from `?source=&test=&device=` (the session is the authority). */
 export function registerWaiverPages(router: Router, deps: WaiverPagesDeps, requireCsrf: RequestHandler): void {
   // A reason of 2,000 characters, percent-encoded, is more than the dashboard's 4 kB forms allow.
   const form = express.urlencoded({ extended: false, limit: '32kb', parameterLimit: 10 });

@@ -18,10 +18,7 @@ export function verifyBearerToken(header: string | undefined, expected: string):
 
 type TokenAttemptOptions = Pick<AppDeps, 'logger' | 'clock' | 'throttle' | 'sleep'>;
 
-/**
- * The admin API's door: `Authorization: Bearer <ADMIN_TOKEN>` on every call, nothing reachable without a
- * configured token (404 ADMIN_DISABLED); wrong tokens are answered more and more slowly per address; answers are never cached.
- */
+/** The admin API's door: `Bearer <ADMIN_TOKEN>` (404 without one configured), wrong tokens slowed per address, never cached. */
 export function createAdminGuard(options: TokenAttemptOptions & Pick<AppDeps, 'config'>) {
   const { token } = options.config.admin;
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
@@ -36,10 +33,7 @@ export function createAdminGuard(options: TokenAttemptOptions & Pick<AppDeps, 'c
   };
 }
 
-/**
- * One try of the admin token (the API's or the dashboard login's) from the request's address: the right one clears the
- * address's failures; a wrong one is logged and resolves only after the throttle's delay for that address.
- */
+/** One try of the admin token from the request's address: the right one clears its failures, a wrong one waits the throttle's delay. */
 export async function recordTokenAttempt(options: TokenAttemptOptions, req: Request, ok: boolean, message: string) {
   const address = req.ip ?? req.socket.remoteAddress ?? 'unknown';
   if (ok) options.throttle.recordSuccess(address);

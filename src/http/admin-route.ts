@@ -7,10 +7,7 @@ import { optional, parseListFilters, parseQuery } from './parse-list-filters';
 import { createSecretMask, RelayError } from '../shared';
 import { buildWaiverJson, WAIVER_NAME_MAX, WAIVER_STATUSES } from '../waivers';
 
-/**
- * The admin API (docs/admin-api.md) behind one guard: under `/api/deliveries` list, show, requeue one, requeue every
- * dead delivery, resume; under `/api/waivers` (docs/waivers.md) list, show, add and expire accepted exceptions.
- */
+/** The admin API (docs/admin-api.md) behind one guard: `/api/deliveries` and `/api/waivers` (docs/waivers.md). */
 export function createAdminRouter(
   options: Pick<AppDeps, 'config' | 'store' | 'clock' | 'logger' | 'throttle' | 'sleep' | 'worker' | 'waivers'>,
 ): Router {

@@ -1,10 +1,7 @@
 import type { Response } from 'express';
 import type { DeliveryRecord, RouteMailRecord, SentMessage, Store } from '../store';
 
-/**
- * A delivery as the admin API and `deliveries --json` show it (docs/admin-api.md): times as ISO 8601
- * (UTC), never the stored body, with what each route decided.
- */
+/** A delivery as the admin API and `deliveries --json` show it: ISO 8601 times, no body, what each route decided. */
 export type DeliveryJson = ReturnType<typeof buildDeliveryJson>;
 
 /** Maps a stored record to its JSON view (its fields under their names, times as ISO); `mask` hides secret values in error texts. */

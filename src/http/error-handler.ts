@@ -12,10 +12,7 @@ const BODY_PARSER_ERRORS: Record<string, RelayError['code']> = {
   'stream.encoding.set': 'INTERNAL',
 };
 
-/**
- * The last middleware: every error becomes `{"error": {"code", "message", "retryable", "issues"?}}` with the
- * catalogue's status, never a stack or a secret. Unknown errors are logged and answered as INTERNAL without details.
- */
+/** The last middleware: every error becomes `{"error": {…}}` with the catalogue's status; unknown ones are logged, answered INTERNAL. */
 export function createErrorHandler(logger: Logger) {
   return (error: unknown, req: Request, res: Response, _next: NextFunction): void => {
     const relayError = toRelayError(error);

@@ -3,10 +3,7 @@ import { RelayError } from '../shared';
 import type { AppDeps } from './app-deps';
 import { verifyBearerToken } from './admin-guard';
 
-/**
- * GET /healthz (liveness), /readyz (503 naming the failing part) and /metrics (with METRICS_TOKEN set, only for
- * `Authorization: Bearer <token>`); none caches: a probe must see the state now.
- */
+/** GET /healthz, /readyz (503 naming the failing part) and /metrics (behind METRICS_TOKEN when set); never cached. */
 export function createObserveRouter(options: Pick<AppDeps, 'readiness' | 'metrics' | 'config'>): Router {
   const { metricsToken } = options.config.observe;
   const router = express.Router();

@@ -9,12 +9,8 @@ const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 const PROBE_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 
 /**
- * One log line per request (method, path, status, time, client address) with a request id that is
- * echoed as X-Request-Id; handlers log through {@link requestLogger}, so their lines carry it too.
- * Headers, bodies and query strings are never logged: they may hold signatures, tokens or cookies.
- * A handler that stores a delivery sets `res.locals.deliveryId`, which the request line then shows.
- * The child logger is made only when a line is written, and the request line only when its level is
- * enabled: this runs on every webhook's acknowledgement.
+ * One log line per request with a request id echoed as X-Request-Id (handlers log through {@link requestLogger});
+ * never headers, bodies or query strings. Built lazily: this runs on every webhook's acknowledgement.
  */
 export function createRequestLogger(logger: Logger): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
@@ -68,10 +64,7 @@ export function requestLogger(req: Request, logger: Logger): Logger {
   return (tagged[REQUEST_LOGGER] ??= logger.child({ reqId: id }));
 }
 
-/**
- * What became of a request that got no answer: Node's request timeout cut it, or the client left
- * before sending all of it, or after (then a delivery may have been stored: its id is on the line).
- */
+/** A request without an answer: cut by Node's request timeout, or left by the client before or after sending it all. */
 function describeCut(socketError: string | undefined, requestComplete: boolean): { outcome: string; text: string } {
   if (socketError === 'ERR_HTTP_REQUEST_TIMEOUT') return { outcome: 'timed out', text: 'timed out before the request was complete' };
   if (!requestComplete) return { outcome: 'client closed', text: 'closed by the client before the request was complete' };

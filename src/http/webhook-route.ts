@@ -11,10 +11,7 @@ import { requestLogger } from './request-log';
 
 export interface WebhookRouteOptions
   extends Pick<AppDeps, 'store' | 'clock' | 'logger'>, Partial<Pick<AppDeps, 'onQueued' | 'onWebhookOutcome' | 'webhooksInFlight'>> {
-  /**
-   * The NetBox source whose path this is: its CIDR ranges allowed to post (undefined: every address), its secrets and
-   * NETBOX_URL (with the report's base path, the series it belongs to).
-   */
+  /** The NetBox source whose path this is: its allowed CIDR ranges (undefined: all), secrets and NETBOX_URL. */
   source: Pick<SourceConfig, 'name' | 'path' | 'allowedIps' | 'secrets' | 'netbox'>;
   maxBytes: number;
   /** Requests per minute per client address (WEBHOOK_RATE_LIMIT); 0: no limit. */
@@ -28,10 +25,7 @@ const STORAGE_RETRY_AFTER_SECONDS = 30;
 const RATE_LIMIT_WINDOW_MS = 60_000;
 
 /**
- * POST <path> (a trailing slash is accepted): counted in flight until answered, the source's guards (its own address
- * allow-list, WEBHOOK_RATE_LIMIT counted on this path per address), then checks the content type, reads the raw
- * body within the size limit, verifies X-Hook-Signature on those exact bytes with the source's own secrets,
- * parses, stores, and only then answers 202.
+ * POST <path>: guards, content type, raw body within the limit, X-Hook-Signature on those bytes, parse, store, then 202.
  * No mail or NetBox call happens here: NetBox ≤ 4.6 waits for us without a timeout.
  */
 export function createWebhookRouter(options: WebhookRouteOptions): Router {
@@ -106,11 +100,7 @@ function requireJson(req: Request, _res: Response, next: (error?: unknown) => vo
   );
 }
 
-/**
- * What stands in front of the webhook before a byte of the body is read: the client address
- * allow-list (403 FORBIDDEN_ADDRESS) and the per-address rate limit (429 RATE_LIMITED with
- * Retry-After). The client address is `req.ip`, so X-Forwarded-For counts only as TRUST_PROXY allows.
- */
+/** Before a byte of the body is read: the address allow-list (403) and rate limit (429); `req.ip` honours TRUST_PROXY. */
 function createWebhookGuards(options: WebhookRouteOptions): RequestHandler[] {
   const guards: RequestHandler[] = [];
   const { name, allowedIps } = options.source;

@@ -76,11 +76,7 @@ type NetboxApi = <T>(method: 'GET' | 'POST' | 'PATCH', path: string, body?: obje
 
 const CALL_TIMEOUT_MS = 15_000;
 
-/**
- * `compliance-relay netbox-setup`: reads NetBox's and validity's versions from /api/status/, then creates or updates (found
- * by name) the webhook and what triggers it, in the form that version needs. A second run with the same inputs sends no
- * write and says so. `--dry-run` still reads NetBox (to know what would change) but prints the writes instead of sending them.
- */
+/** `netbox-setup`: by NetBox's version, creates or updates (by name) the webhook and its trigger; a rerun writes nothing new. */
 export async function runNetboxSetup(flags: NetboxSetupFlags, target: NetboxSetupTarget, print: Print): Promise<void> {
   const { url, token } = target.source.netbox as { url: string; token: string };
   const client = createNetboxClient({ url, token, ca: target.ca, proxy: target.proxy, timeoutMs: CALL_TIMEOUT_MS });
@@ -162,10 +158,7 @@ function selectSetupForm(version: number): SetupForm {
   return 'event-rule-event-types';
 }
 
-/**
- * The webhook's fields. Always POST with `application/json`, no body template (NetBox's own JSON
- * is what the relay verifies and parses: a template would change it), a secret, and TLS verification on.
- */
+/** The webhook's fields: no body template, as the relay verifies and parses NetBox's own JSON; TLS verification on. */
 function buildWebhookFields(form: SetupForm, name: string, payloadUrl: string, secret: string): Record<string, unknown> {
   const fields = {
     name,
@@ -179,10 +172,7 @@ function buildWebhookFields(form: SetupForm, name: string, payloadUrl: string, s
   return form === 'webhook' ? { ...fields, ...SETUP_FORMS.webhook.trigger, enabled: true } : fields;
 }
 
-/**
- * The event rule's fields (NetBox ≥ 3.7). The target is set with `action_object_id`: `action_object` is
- * read-only (validity's own docs get this wrong).
- */
+/** The event rule's fields (NetBox ≥ 3.7), targeted with `action_object_id` (`action_object` is read-only). */
 function buildEventRuleFields(form: SetupForm, name: string, webhookId: number): Record<string, unknown> {
   const target = { action_type: 'webhook', action_object_type: 'extras.webhook', action_object_id: webhookId, enabled: true };
   return { name, ...SETUP_FORMS[form].trigger, ...target };
@@ -196,11 +186,8 @@ async function findByName(api: NetboxApi, what: SetupObject, name: string): Prom
 }
 
 /**
- * Which secret the webhook gets, in order: the relay's configured secret (WEBHOOK_SECRET or
- * WEBHOOK_SECRET_FILE: the relay takes one of the two, so nothing is written then), the
- * --secret-file's content, the secret the existing webhook already has (so a rerun keeps working
- * deliveries working), or a new one. A secret that is not in a file yet is written to --secret-file
- * (default: none, then it must be shown).
+ * The webhook's secret: the relay's configured one, --secret-file's, the existing webhook's (a rerun keeps deliveries
+ * working), or a new one; one not in a file yet is written to --secret-file.
  */
 function resolveSecret(
   flags: NetboxSetupFlags,
@@ -267,10 +254,7 @@ async function applyObject(
   return { id: existing.id, changed: true };
 }
 
-/**
- * The fields of `desired` whose value differs from what NetBox holds (what a PATCH must send).
- * NetBox answers choice fields as `{value, label}` and lists in any order: both are normalised.
- */
+/** The fields of `desired` that differ from NetBox's (choices come as `{value, label}`, lists in any order). */
 function diffFields(existing: Record<string, unknown>, desired: Record<string, unknown>): Record<string, unknown> {
   const same = (have: unknown, want: unknown) => JSON.stringify(normalise(have)) === JSON.stringify(normalise(want));
   return Object.fromEntries(Object.entries(desired).filter(([key, want]) => !same(existing[key], want)));
