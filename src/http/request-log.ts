@@ -9,7 +9,7 @@ const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 const PROBE_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 
 /**
- * One log line per request with a request id echoed as X-Request-Id (handlers log through {@link requestLogger});
+ * One log line per request with a request id echoed as X-Request-Id (and left in `res.locals.reqId` for handlers' lines);
  * never headers, bodies or query strings. Built lazily: this runs on every webhook's acknowledgement.
  */
 export function createRequestLogger(logger: Logger): RequestHandler {
@@ -18,7 +18,7 @@ export function createRequestLogger(logger: Logger): RequestHandler {
     const given = req.headers['x-request-id'];
     const id = typeof given === 'string' && REQUEST_ID_PATTERN.test(given) ? given : randomUUID();
     res.setHeader('X-Request-Id', id);
-    (req as TaggedRequest)[REQUEST_ID] = id;
+    res.locals.reqId = id;
     // Node cuts a request that outlives the server's request timeout by destroying its socket with
     // ERR_HTTP_REQUEST_TIMEOUT; that error is the only place the reason shows.
     let cutBy: string | undefined;
@@ -36,7 +36,7 @@ export function createRequestLogger(logger: Logger): RequestHandler {
       const level = chooseLevel(res.statusCode, answered, cut !== undefined, path);
       if (!logger.isLevelEnabled(level)) return;
       const deliveryId = (res.locals as { deliveryId?: number } | undefined)?.deliveryId;
-      requestLogger(req, logger)[level](
+      logger.child({ reqId: id })[level](
         {
           method: req.method,
           path,
@@ -50,18 +50,6 @@ export function createRequestLogger(logger: Logger): RequestHandler {
     });
     next();
   };
-}
-
-const REQUEST_ID = Symbol('requestId');
-const REQUEST_LOGGER = Symbol('requestLogger');
-type TaggedRequest = Request & { [REQUEST_ID]?: string; [REQUEST_LOGGER]?: Logger };
-
-/** The logger for lines about this request: a child carrying its `reqId`, made on first use (else `logger`). */
-export function requestLogger(req: Request, logger: Logger): Logger {
-  const tagged = req as TaggedRequest;
-  const id = tagged[REQUEST_ID];
-  if (id === undefined) return logger;
-  return (tagged[REQUEST_LOGGER] ??= logger.child({ reqId: id }));
 }
 
 /** A request without an answer: cut by Node's request timeout, or left by the client before or after sending it all. */

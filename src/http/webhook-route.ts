@@ -7,7 +7,6 @@ import { buildNewDelivery, StorageUnavailableError } from '../store';
 import { DEFAULT_SOURCE_NAME, parseDelivery, verifySignature } from '../webhook';
 import type { AppDeps } from './app-deps';
 import { toRelayError } from './error-handler';
-import { requestLogger } from './request-log';
 
 export interface WebhookRouteOptions
   extends Pick<AppDeps, 'store' | 'clock' | 'logger'>, Partial<Pick<AppDeps, 'onQueued' | 'onWebhookOutcome' | 'webhooksInFlight'>> {
@@ -41,7 +40,7 @@ export function createWebhookRouter(options: WebhookRouteOptions): Router {
 
   router.post(path, track, ...createWebhookGuards(options), requireJson, rawBody, async (req: Request, res: Response) => {
     const body: Buffer = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-    const log = (): Logger => requestLogger(req, options.logger);
+    const log = (): Logger => options.logger.child({ reqId: res.locals.reqId as string | undefined });
     if (secrets.length > 0) {
       const verdict = verifySignature(body, req.get('x-hook-signature'), secrets);
       if (verdict !== 'valid') throw new RelayError(verdict === 'missing' ? 'SIGNATURE_MISSING' : 'SIGNATURE_INVALID');
