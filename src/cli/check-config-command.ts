@@ -22,7 +22,6 @@ export async function checkConfig(config: Config, io: CliIo, flags: { online?: b
   return flags.online ? (await import('./check-sources-online')).checkSourcesOnline(config, io) : 0;
 }
 
-/** The settings in force (what the user set, then the defaults), the files and sources read, the proxies. */
 function describeSettingsInForce(io: CliIo, config: Config): string {
   const files = [
     config.routing.file ? `ROUTES_FILE ${config.routing.file}: routes ${config.routing.routes.map((r) => r.name).join(', ')}` : undefined,
@@ -39,7 +38,6 @@ function describeSettingsInForce(io: CliIo, config: Config): string {
   ].join('\n');
 }
 
-/** The proxies NetBox, OAuth2 and Graph requests go through (HTTPS_PROXY, HTTP_PROXY, NO_PROXY), credentials left out. */
 function describeProxies(config: Config): string {
   const { httpProxy, httpsProxy } = config.proxy;
   if (!httpProxy && !httpsProxy)

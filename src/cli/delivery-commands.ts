@@ -26,7 +26,6 @@ export interface PruneOptions {
   olderThan: string;
 }
 
-/** `deliveries`: prints the newest deliveries as a table (or JSON) and the count per state. */
 export async function listDeliveries(opts: ListOptions, io: CliIo, withConfig: RunWithConfig): Promise<void> {
   if (opts.state !== undefined && !(DELIVERY_STATES as readonly string[]).includes(opts.state)) {
     throw new UsageError(`--state must be one of ${DELIVERY_STATES.join(', ')}`);
@@ -45,7 +44,6 @@ export async function listDeliveries(opts: ListOptions, io: CliIo, withConfig: R
   });
 }
 
-/** `retry <id>` / `retry --all-dead`: puts one delivery, or every dead one, back in the queue. */
 export async function retryDeliveries(
   id: string | undefined,
   opts: { allDead?: boolean },
@@ -72,7 +70,6 @@ export async function retryDeliveries(
   });
 }
 
-/** `prune --dead/--sent --older-than <duration>`: deletes deliveries last changed before then. */
 export async function pruneDeliveries(opts: PruneOptions, io: CliIo, withConfig: RunWithConfig): Promise<void> {
   const ageMs = parseDurationMs(opts.olderThan);
   if (ageMs === undefined || (!opts.dead && !opts.sent)) {
@@ -148,17 +145,14 @@ function describeRoutes(d: DeliveryJson): string {
   return d.routes.map((r) => `${r.route}${r.owners ? ` → ${r.owners.to.join(' ')}` : ''}: ${outcome(r)}`).join(', ');
 }
 
-/** Text for one terminal cell: control characters made visible, line breaks and tabs as spaces. */
 function toCell(text: string): string {
   return neutralizeText(text).replace(/[\r\n\t]+/g, ' ');
 }
 
-/** `text`, cut with "…" to at most `width` characters. */
 function cut(text: string, width: number): string {
   return text.length > width ? `${text.slice(0, Math.max(0, width - 1))}…` : text;
 }
 
-/** Word-wraps `text` to `width`, at most `maxLines` lines, the last cut with "…" when text is left. */
 function wrapText(text: string, width: number, maxLines: number): string[] {
   const lines: string[] = [];
   let rest = text.trim();

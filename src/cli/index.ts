@@ -42,7 +42,6 @@ export function createProgram(io: CliIo, setExitCode: (code: number) => void): C
     setExitCode(config ? await command(config) : EXIT_CONFIG);
   };
 
-  // Registered in this order, which is the order `--help` lists them in.
   registerRelayCommands(program, io, withConfig);
   registerDeliveryCommands(program, io, withConfig);
   registerWaiverCommands(program, io, withConfig);
@@ -51,7 +50,6 @@ export function createProgram(io: CliIo, setExitCode: (code: number) => void): C
   return program;
 }
 
-/** `serve`, `check-config`, `migrate` and `verify-smtp`: running the relay and checking what it needs. */
 function registerRelayCommands(program: Command, io: CliIo, withConfig: RunWithConfig): void {
   program
     .command('serve')
@@ -144,7 +142,6 @@ function registerWaiverCommands(program: Command, io: CliIo, withConfig: RunWith
     .action(async (id: string, opts: { author: string }) => (await import('./waiver-commands')).expireWaiver(id, opts, io, withConfig));
 }
 
-/** `preview` and `send-test`: what a mail looks like, and whether the mail server takes one. */
 function registerMailCommands(program: Command, io: CliIo, withConfig: RunWithConfig): void {
   program
     .command('preview')
@@ -175,7 +172,6 @@ function registerMailCommands(program: Command, io: CliIo, withConfig: RunWithCo
     );
 }
 
-/** `backup` and `netbox-setup`: copying the store, and configuring NetBox to call the relay. */
 function registerSetupCommands(program: Command, io: CliIo, withConfig: RunWithConfig): void {
   program
     .command('backup')

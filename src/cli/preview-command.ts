@@ -46,7 +46,6 @@ export async function previewCommand(file: string | undefined, options: PreviewO
   }
 }
 
-/** The route `--route` names (undefined when not given); a UsageError when the options do not go together. */
 function checkOptions(file: string | undefined, options: PreviewOptions, config: Config): Route | undefined {
   const given = [file !== undefined, options.id !== undefined, options.last === true, options.digest !== undefined].filter(Boolean);
   if (given.length !== 1) throw new UsageError('preview needs exactly one of <delivery.json>, --id N, --last, --digest ROUTE');
@@ -58,7 +57,6 @@ function checkOptions(file: string | undefined, options: PreviewOptions, config:
   return route;
 }
 
-/** The route asked for; else the first the delivery was mailed on; else the first configured. */
 async function chooseRoute(
   routes: readonly Route[],
   named: Route | undefined,
@@ -71,7 +69,6 @@ async function chooseRoute(
   return routes.find((r) => r.name === (mailed?.ownerGroup?.route ?? mailed?.route)) ?? routes.find((r) => !r.digest) ?? routes[0];
 }
 
-/** Composes the route's mail as the worker does (history read, never written) and writes its four files. */
 async function writePreview(
   delivery: DeliveryRecord,
   route: Route,
@@ -142,7 +139,6 @@ function createSendTestComposer(config: Config, route: Route) {
   });
 }
 
-/** A parsed delivery as the worker claims it (the composer takes its typed report as it is). */
 function toClaimedDelivery(parsed: ReportDelivery, body?: Buffer): DeliveryRecord {
   return { ...parsed, id: 0, reportId: parsed.report.id, body, attempts: 1 } as DeliveryRecord;
 }
@@ -225,7 +221,6 @@ async function findRecordedPeriod(store: Store, job: DigestJob): Promise<Partial
   return recorded ? { periodStart: recorded.periodStart, late: recorded.late, queuedAt: recorded.queuedAt } : {};
 }
 
-/** Writes the four files into `out` (made if missing) and prints `headline`, the subject, the envelope and `details`. */
 function writePreviewFiles(io: CliIo, out: string, mail: OutgoingMail, headline: string, details = ''): void {
   const dir = path.resolve(io.cwd, out);
   fs.mkdirSync(dir, { recursive: true });

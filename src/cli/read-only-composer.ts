@@ -58,7 +58,6 @@ export async function findOwnerGroups(
   return { groups: plan.flatMap((m) => (m.ownerGroup?.route === name ? [m.ownerGroup] : [])), recorded: false };
 }
 
-/** "Owner groups (as recorded when the delivery was planned): …", one line per group, the one shown marked. */
 export function describeOwnerGroups(
   owners: Awaited<ReturnType<typeof findOwnerGroups>>,
   shown: OwnerGroupPlan | null,

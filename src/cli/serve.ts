@@ -84,7 +84,6 @@ function createGatedServer(): { server: http.Server; open: (app: RequestListener
   };
 }
 
-/** Listens on PORT/HOST; a port that cannot be had is logged as one line saying what to change. */
 async function bindPort(server: http.Server, config: Config, logger: Logger): Promise<boolean> {
   try {
     await new Promise<void>((resolve, reject) => {
@@ -104,7 +103,6 @@ async function bindPort(server: http.Server, config: Config, logger: Logger): Pr
   }
 }
 
-/** The shutdown on SIGTERM/SIGINT: no new requests, sends in flight finished, then the store and the lock let go. */
 function waitForSignal(
   server: http.Server,
   relay: Relay,
@@ -140,7 +138,6 @@ function waitForSignal(
   });
 }
 
-/** A second relay on one SQLite directory: who holds it, and the two ways on. */
 export function describeLockedDataDir(error: DataDirLockedError): string {
   return (
     `DATA_DIR ${error.dataDir} is in use by another relay (PID ${error.pid ?? 'unknown'}); nothing was changed. ` +
@@ -149,7 +146,6 @@ export function describeLockedDataDir(error: DataDirLockedError): string {
   );
 }
 
-/** Why PORT/HOST cannot be listened on, and what to change; undefined for errors a user cannot cause. */
 export function describeListenError(code: string | undefined, where: { host: string; port: number }): string | undefined {
   const at = `PORT=${where.port} on HOST=${where.host}`;
   if (code === 'EADDRINUSE')
@@ -161,7 +157,6 @@ export function describeListenError(code: string | undefined, where: { host: str
   return undefined;
 }
 
-/** The boot line: the relay's version, what it stores in, mails through and talks to, in one short sentence. */
 export function describeBoot(config: Config, transports?: readonly TransportDescriptor[]): string {
   const store = config.store.databaseUrl ? `PostgreSQL (pool ${PG_POOL_SIZE})` : `SQLite in ${config.store.dataDir}`;
   const mail = findTransport(config.transport, transports).describeStart(config.transport.settings);

@@ -4,7 +4,6 @@ import { createLogger, RelayError, systemClock } from '../shared';
 import { formatTable, withStore, type Column } from './delivery-commands';
 import { EXIT_USAGE, UsageError, type CliIo, type RunWithConfig } from './io';
 
-/** `waivers list`'s flags: the book's filter by name, the status as typed (checked here), and `--json`. */
 export type WaiverListOptions = Pick<WaiverFilter, 'source' | 'test' | 'device'> & { status?: string; json?: boolean };
 
 /** Runs one waiver action, its audit lines on stderr as JSON; a refusal (invalid, unknown, read-only, ended) exits 64. */
@@ -30,7 +29,6 @@ function withBook(io: CliIo, withConfig: RunWithConfig, fn: (book: WaiverBook) =
   });
 }
 
-/** `waivers list`: stored and WAIVERS_FILE waivers, newest first, as a table or JSON. */
 export async function listWaivers(opts: WaiverListOptions, io: CliIo, withConfig: RunWithConfig): Promise<void> {
   if (opts.status !== undefined && !(WAIVER_STATUSES as readonly string[]).includes(opts.status)) {
     throw new UsageError(`--status must be one of ${WAIVER_STATUSES.join(', ')}`);
@@ -44,7 +42,6 @@ export async function listWaivers(opts: WaiverListOptions, io: CliIo, withConfig
   });
 }
 
-/** `waivers add`: the flags checked with the same rules as the dashboard and the API. */
 export async function addWaiver(opts: object, io: CliIo, withConfig: RunWithConfig): Promise<void> {
   await withBook(io, withConfig, async (book) => {
     const waiver = await book.add(opts);
@@ -52,7 +49,6 @@ export async function addWaiver(opts: object, io: CliIo, withConfig: RunWithConf
   });
 }
 
-/** `waivers expire <id>`: ends a stored waiver now; it stays listed as expired. */
 export async function expireWaiver(id: string, opts: { author: string }, io: CliIo, withConfig: RunWithConfig): Promise<void> {
   await withBook(io, withConfig, async (book) => {
     const waiver = await book.expire(id, opts.author);

@@ -10,7 +10,6 @@ export function isSameSecret(a: string, b: string): boolean {
   return timingSafeEqual(digest(a), digest(b));
 }
 
-/** True when the `Authorization: Bearer <token>` header carries `expected` (compared with {@link isSameSecret}). */
 export function verifyBearerToken(header: string | undefined, expected: string): boolean {
   const m = /^Bearer[ ]+(\S{1,1024})\s*$/i.exec(header ?? '');
   return m !== null && isSameSecret(m[1], expected);

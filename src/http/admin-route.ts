@@ -13,7 +13,6 @@ export function createAdminRouter(
 ): Router {
   const router = express.Router();
   const { store } = options;
-  // Secret values are masked in error texts shown to the operator.
   const mask = createSecretMask(options.config.secretValues);
   const show = async (record: Parameters<typeof buildDeliveriesJson>[1][number]) => (await buildDeliveriesJson(store, [record], mask))[0];
 
@@ -104,7 +103,6 @@ export function createAdminRouter(
 }
 
 const idError = `must be an integer from 1 to ${Number.MAX_SAFE_INTEGER}`;
-/** A delivery's `:id`. */
 const DeliveryIdSchema = z.object({
   id: z
     .string()
@@ -114,7 +112,6 @@ const DeliveryIdSchema = z.object({
 });
 
 const routeError = 'must be one route name (at most 200 characters)';
-/** `?route=` of a kept mail: one route name, `""` included. */
 const RouteSchema = z.object({ route: z.string({ error: routeError }).max(200, routeError) });
 
 const nameError = `must be one name (at most ${WAIVER_NAME_MAX} characters)`;

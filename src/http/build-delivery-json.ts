@@ -4,7 +4,6 @@ import type { DeliveryRecord, RouteMailRecord, SentMessage, Store } from '../sto
 /** A delivery as the admin API and `deliveries --json` show it: ISO 8601 times, no body, what each route decided. */
 export type DeliveryJson = ReturnType<typeof buildDeliveryJson>;
 
-/** Maps a stored record to its JSON view (its fields under their names, times as ISO); `mask` hides secret values in error texts. */
 function buildDeliveryJson(record: DeliveryRecord, mask: (text: string) => string, routes: readonly RouteMailRecord[]) {
   const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
   const { body: _body, report: _report, counts: _counts, triggeredBy: _triggeredBy, sender, source, ...same } = record;
@@ -51,7 +50,6 @@ export async function buildDeliveriesJson(
   return records.map((record) => buildDeliveryJson(record, mask, routes));
 }
 
-/** The kept mails of a delivery, one per route, as `GET /api/deliveries/:id` shows them, with where to download each. */
 export function buildSentMailsJson(deliveryId: number, messages: readonly SentMessage[], mask: (text: string) => string) {
   return messages.map((m) => ({
     route: m.route,

@@ -1,7 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import { RelayError, type Logger } from '../shared';
 
-/** body-parser's error types, mapped onto the catalogue. */
 const BODY_PARSER_ERRORS: Record<string, RelayError['code']> = {
   'entity.too.large': 'PAYLOAD_TOO_LARGE',
   'entity.parse.failed': 'BODY_NOT_JSON',

@@ -79,7 +79,6 @@ export function parseListFilters(
   return { ok: true, query: q, options };
 }
 
-/** A query parsed by `schema`, or RelayError INVALID_REQUEST naming each parameter that is wrong. */
 export function parseQuery<T extends z.ZodType>(schema: T, query: Record<string, unknown>): z.output<T> {
   const parsed = schema.safeParse(query);
   if (!parsed.success) throw new RelayError('INVALID_REQUEST', { issues: listIssues(parsed.error) });

@@ -137,7 +137,6 @@ function createWebhookGuards(options: WebhookRouteOptions): RequestHandler[] {
   return guards;
 }
 
-/** Whether `ip` (IPv4, IPv6 or IPv4-mapped IPv6) falls in one of `ranges`. */
 function isAllowed(ip: string | undefined, ranges: readonly [ipaddr.IPv4 | ipaddr.IPv6, number][]): boolean {
   if (!ip || !ipaddr.isValid(ip)) return false;
   const addr = ipaddr.process(ip);

@@ -31,7 +31,6 @@ const SETUP_FORMS = {
 
 type SetupForm = keyof typeof SETUP_FORMS;
 
-/** `netbox-setup`'s flags (`secretFile` resolved against the working directory). */
 export interface NetboxSetupFlags {
   payloadUrl: string;
   secretFile?: string;
@@ -42,7 +41,6 @@ export interface NetboxSetupFlags {
   source?: string;
 }
 
-/** The source set up (its NetBox URL and token checked present), its CA file's contents and the environment's proxies. */
 interface NetboxSetupTarget {
   source: SourceConfig;
   ca?: Buffer;
@@ -67,11 +65,9 @@ export class NetboxSetupError extends Error {
 
 type NamedObject = { id: number; [field: string]: unknown };
 
-/** The NetBox objects the setup makes or updates (as the output names them), by the path of their list. */
 const LIST_PATHS = { Webhook: '/api/extras/webhooks/', 'Event rule': '/api/extras/event-rules/' };
 type SetupObject = keyof typeof LIST_PATHS;
 
-/** One NetBox API call; a failure becomes a NetboxSetupError naming the call. */
 type NetboxApi = <T>(method: 'GET' | 'POST' | 'PATCH', path: string, body?: object) => Promise<T>;
 
 const CALL_TIMEOUT_MS = 15_000;
@@ -178,7 +174,6 @@ function buildEventRuleFields(form: SetupForm, name: string, webhookId: number):
   return { name, ...SETUP_FORMS[form].trigger, ...target };
 }
 
-/** The `what` named `name`, if NetBox has one (names are unique). */
 async function findByName(api: NetboxApi, what: SetupObject, name: string): Promise<NamedObject | undefined> {
   const page = await api<{ results?: NamedObject[] }>('GET', `${LIST_PATHS[what]}?name=${encodeURIComponent(name)}&limit=10`);
   // The filter is exact in every version; the comparison guards against a NetBox that ignores it.
@@ -215,7 +210,6 @@ function resolveSecret(
   return { value: current ?? randomBytes(32).toString('hex'), writeTo: flags.secretFile };
 }
 
-/** Creates `desired`, or sends the fields that differ from `existing`; a dry run prints the write instead. */
 async function applyObject(
   run: { api: NetboxApi; url: string; flags: NetboxSetupFlags; print: Print },
   what: SetupObject,
