@@ -29,20 +29,15 @@ function describeSettingsInForce(io: CliIo, config: Config): string {
     ...config.sources.map(
       (s) => `Catch-up of missed reports${config.sources.length > 1 ? ` (${s.name})` : ''}: ${describeCatchUp(planCatchUp(s))}`,
     ),
-    describeProxies(config),
+    config.proxy.httpProxy || config.proxy.httpsProxy
+      ? `Proxies for NetBox, OAuth2 and Graph: ${describeProxySettings(config.proxy)}`
+      : 'Proxies: none (HTTPS_PROXY and HTTP_PROXY are not set): NetBox, OAuth2 and Graph are reached directly',
   ].filter((line): line is string => line !== undefined);
   return [
     ...formatSettings(io.env, config, io.transports),
     ...files,
     `(check-config --json prints the whole configuration in force.)`,
   ].join('\n');
-}
-
-function describeProxies(config: Config): string {
-  const { httpProxy, httpsProxy } = config.proxy;
-  if (!httpProxy && !httpsProxy)
-    return 'Proxies: none (HTTPS_PROXY and HTTP_PROXY are not set): NetBox, OAuth2 and Graph are reached directly';
-  return `Proxies for NetBox, OAuth2 and Graph: ${describeProxySettings(config.proxy)}`;
 }
 
 /** `verify-smtp`: checks the mail transport in force, printing each step as it passes, so a failure shows which step failed. */

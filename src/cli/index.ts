@@ -43,10 +43,8 @@ export function createProgram(io: CliIo, setExitCode: (code: number) => void): C
   };
 
   registerRelayCommands(program, io, withConfig);
-  registerDeliveryCommands(program, io, withConfig);
   registerWaiverCommands(program, io, withConfig);
   registerMailCommands(program, io, withConfig);
-  registerSetupCommands(program, io, withConfig);
   return program;
 }
 
@@ -78,10 +76,8 @@ function registerRelayCommands(program: Command, io: CliIo, withConfig: RunWithC
       'connect to SMTP_URL (OAuth2 token, TLS and login included), get a Graph token, or check that the .eml directory is writable, printing each step; sends nothing',
     )
     .action(() => withConfig(async (config) => (await import('./check-config-command')).verifyTransport(config, io)));
-}
 
-/** Commands on the outbox `serve` uses (safe while it runs: SQLite WAL lets another process write); never print a body or a secret. */
-function registerDeliveryCommands(program: Command, io: CliIo, withConfig: RunWithConfig): void {
+  // On the outbox `serve` uses (safe while it runs: SQLite WAL lets another process write); never a body or a secret.
   program
     .command('deliveries')
     .description('list deliveries, newest first: id, report, NetBox, state, attempts, next attempt, route mails, last error')
@@ -170,9 +166,7 @@ function registerMailCommands(program: Command, io: CliIo, withConfig: RunWithCo
     .action((options: { to?: string }) =>
       withConfig(async (config) => (await import('./preview-command')).sendTestCommand(options, config, io)),
     );
-}
 
-function registerSetupCommands(program: Command, io: CliIo, withConfig: RunWithConfig): void {
   program
     .command('backup')
     .description('copy the SQLite store (DATA_DIR) to a new file while the relay runs (VACUUM INTO); for PostgreSQL use pg_dump')

@@ -13,7 +13,6 @@ export interface ListPage {
   newerThan?: number;
 }
 
-/** With more than one source, each row names its source and the list filters by it. */
 export interface DeliveriesInput extends Pick<DashboardOptions, 'failures' | 'routeNames' | 'sources'> {
   list?: ListPage;
   /** The query as given (kept in the form), and its problems when it is invalid. */

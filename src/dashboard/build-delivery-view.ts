@@ -31,7 +31,6 @@ export function buildDeliveryView(input: {
   page: Page;
   record: DeliveryRecord;
   content: DeliveryContent;
-  /** In the order they were sent. */
   sent: SentMessage[];
   reportLink?: string;
   routes?: RouteMailRecord[];
@@ -74,7 +73,6 @@ export function buildDeliveryView(input: {
   };
 }
 
-/** One route's mail as it was sent: where it went, its Message-ID, the .eml, headers, HTML and text parts. */
 function buildSentMailView(deliveryId: number, m: SentMessage, formatTime: (ms: number) => string) {
   const headers = readHeaderBlock(m.raw);
   return {
@@ -97,7 +95,6 @@ function buildSentMailView(deliveryId: number, m: SentMessage, formatTime: (ms: 
 /** Before the mail in its srcdoc: its own CSP, a second fence in case a browser does not apply the page's to srcdoc. */
 const SRCDOC_CSP = `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">`;
 
-/** "devices: sw1, sw2", with the group's fixed devices after them, or "the whole report". */
 function describeGroupDevices(group: { devices: string[]; fixedDevices?: string[] }): string {
   const fixed = group.fixedDevices?.length ? `fixed, failing nothing now: ${group.fixedDevices.join(', ')}` : '';
   const failing = group.devices.length ? `devices: ${group.devices.join(', ')}` : '';

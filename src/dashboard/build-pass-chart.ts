@@ -45,7 +45,6 @@ function chooseAxisLabels(days: readonly string[], plotWidthPx: number): boolean
 
 type ChartOptions = { source?: string; emptyText?: string };
 
-/** The view of templates/dashboard/pass-chart.hbs. */
 export type PassChartView = ReturnType<typeof buildPassChart>;
 
 /** Pass percentage per severity as server-built SVG, wide and narrow; a severity without results leaves a gap, not a fake 0 %. */

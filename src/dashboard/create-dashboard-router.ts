@@ -50,7 +50,6 @@ export function createDashboardRouter(options: DashboardOptions): Router {
   return router;
 }
 
-/** Headers on every dashboard answer: no scripts, no framing, no caching, no referrer. */
 function setSecurityHeaders(_req: Request, res: Response, next: NextFunction): void {
   res.set({
     'Content-Security-Policy': DASHBOARD_CSP,

@@ -13,7 +13,6 @@ import { buildPageContext, sendPage, type Authed, type DashboardDeps, type Dashb
 
 type ReadContent = (record: DeliveryRecord) => Promise<DeliveryContent>;
 
-/** The deliveries pages under /ui: the list, one delivery with its kept mails, and the retries. */
 export function registerDeliveryPages(router: Router, deps: DashboardDeps, form: RequestHandler, requireCsrf: RequestHandler): void {
   const { options } = deps;
   router.get('/', (req: Authed, res: Response) => showDeliveries(deps, req, res));
@@ -136,14 +135,12 @@ function buildSourceCharts(bySource: Map<string, ChartReport[]>, filtered: boole
   });
 }
 
-/** A report's page in its own source's NetBox; none without a NetBox URL. */
 function buildNetboxLink(options: DashboardOptions, record: DeliveryRecord, content: DeliveryContent): string | undefined {
   const netboxUrl = options.sources?.find((s) => s.name === record.source)?.netbox.url;
   if (content.kind !== 'report' || !netboxUrl) return undefined;
   return buildLinks(content.report.id, content.report.url, content.report.results_url, netboxUrl).report;
 }
 
-/** The delivery named by `:id`, or undefined once a 404 page has been sent. */
 async function findDelivery(deps: DashboardDeps, req: Request, res: Response): Promise<DeliveryRecord | undefined> {
   const id = parseStoredId(String(req.params.id));
   const record = id === undefined ? undefined : await deps.options.store.getDelivery(id);
@@ -151,7 +148,6 @@ async function findDelivery(deps: DashboardDeps, req: Request, res: Response): P
   return record;
 }
 
-/** GET /deliveries/:id: one delivery, its routes and the mail that was sent. */
 async function showDelivery(deps: DashboardDeps, req: Authed, res: Response): Promise<void> {
   const { options } = deps;
   const record = await findDelivery(deps, req, res);
@@ -183,7 +179,6 @@ async function downloadMessage(deps: DashboardDeps, req: Request, res: Response)
   else sendKeptMail(res, record.id, sent);
 }
 
-/** POST /deliveries/:id/retry: queues a dead delivery again and goes back to the list. */
 async function retryDelivery(deps: DashboardDeps, req: Authed, res: Response): Promise<void> {
   const { options } = deps;
   const record = await findDelivery(deps, req, res);
@@ -255,12 +250,10 @@ export function pickText<K extends string>(
   names: readonly K[],
   maxLength = 400,
 ): Partial<Record<K, string>> {
-  const picked: Partial<Record<K, string>> = {};
-  for (const name of names) {
-    const value = from[name];
-    if (typeof value === 'string' && value !== '') picked[name] = value.slice(0, maxLength);
-  }
-  return picked;
+  const picked = names.flatMap((name) =>
+    typeof from[name] === 'string' && from[name] !== '' ? [[name, from[name].slice(0, maxLength)]] : [],
+  );
+  return Object.fromEntries(picked) as Partial<Record<K, string>>;
 }
 
 /** Back to the list with the filters the form came from (the hidden `back` field, filters only) and what happened. */

@@ -28,7 +28,6 @@ export interface DashboardOptions {
   clock: Clock;
   logger: Logger;
   timezone: string;
-  /** The relay's failure catalogue (its transports' codes and its own). */
   failures: FailureCatalogue;
   /** The NetBox sources: with more than one, the list names and filters by source; reports link into their own NetBox. */
   sources?: readonly { name: string; netbox: { url?: string } }[];
@@ -43,16 +42,13 @@ export interface DashboardOptions {
   notices?: string[];
   /** The mail server's state as /readyz's smtp check reports it: a banner while it fails. */
   transportHealth?: Pick<TransportHealth, 'status'>;
-  /** Accepted exceptions: the waivers pages under /ui/waivers. */
   waivers?: WaiverBook;
-  /** The digest routes' schedules with next runs, and the latest periods. */
   digests?: {
     schedules: () => DigestsInput['schedules'];
     periods: (options: { limit: number }) => Promise<DigestPeriod[]>;
   };
 }
 
-/** The digest routes beside the deliveries list. */
 export interface DigestsInput {
   schedules: readonly { route: string; schedule: string; timezone: string; nextRunAt: number | null }[];
   /** The latest digests, newest first, each with its delivery's state. */
@@ -99,11 +95,9 @@ export type Authed = Request & { session?: Session };
 export interface DashboardDeps {
   options: DashboardOptions;
   keys: SessionKeys;
-  /** Epoch milliseconds as a date and time in MAIL_TIMEZONE. */
   formatTime: (ms: number) => string;
 }
 
-/** What every page after login shows around its content: the session's CSRF token, the banners, the time zone. */
 export function buildPageContext(deps: DashboardDeps, req: Authed) {
   const { options, formatTime } = deps;
   const pause = options.worker?.breaker;
@@ -151,27 +145,23 @@ export function createSessionKeys(adminToken: string) {
   const key = createHmac('sha256', adminToken).update('compliance-relay/dashboard-session/v1').digest();
   const csrfKey = createHmac('sha256', key).update('csrf').digest();
   return {
-    /** A signed session value for the cookie (never the admin token itself). */
     issue(now: number): { cookie: string; session: Session } {
       const session = { id: randomBytes(18).toString('base64url'), expiresAt: now + SESSION_TTL_MS };
       const payload = `v1.${session.id}.${session.expiresAt}`;
       return { cookie: `${payload}.${mac(key, payload)}`, session };
     },
-    /** The session in a cookie value, if its signature is good and it has not expired. */
     verify(cookie: string | undefined, now: number): Session | undefined {
       const m = /^(v1\.([A-Za-z0-9_-]{24})\.(\d{1,16}))\.([A-Za-z0-9_-]{43})$/.exec(cookie ?? '');
       if (!m || !isSameSecret(mac(key, m[1]), m[4])) return undefined;
       const expiresAt = Number(m[3]);
       return expiresAt > now ? { id: m[2], expiresAt } : undefined;
     },
-    /** The per-session token forms carry in a hidden field (POST only). */
     csrfToken(session: Session): string {
       return mac(csrfKey, session.id);
     },
     verifyCsrf(session: Session, token: unknown): boolean {
       return typeof token === 'string' && isSameSecret(mac(csrfKey, session.id), token);
     },
-    /** True when `candidate` is the admin token (constant-time). */
     verifyAdminToken(candidate: unknown): boolean {
       return typeof candidate === 'string' && candidate.length > 0 && candidate.length <= 1024 && isSameSecret(candidate, adminToken);
     },

@@ -5,7 +5,6 @@ import { pickText, readFlash } from './delivery-pages';
 import { buildPageContext, sendPage, type DashboardDeps } from './render-page';
 import { buildWaiverFormView, buildWaiverListView, type WaiverFormValues, type WaiverListQuery } from './build-waiver-views';
 
-/** What the waivers pages need: the dashboard's, with its waiver book. */
 type WaiverPagesDeps = DashboardDeps & { book: WaiverBook };
 
 /** The waivers pages: the list, and the add form pre-filled from `?source=&test=&device=` (the session is the authority). */

@@ -41,12 +41,6 @@ export interface NetboxSetupFlags {
   source?: string;
 }
 
-interface NetboxSetupTarget {
-  source: SourceConfig;
-  ca?: Buffer;
-  proxy: ProxySettings;
-}
-
 type Print = (line: string) => void;
 
 /** What a run did to one NetBox object (`id` null: a dry run that would create it; `changed`: created or updated). */
@@ -73,7 +67,11 @@ type NetboxApi = <T>(method: 'GET' | 'POST' | 'PATCH', path: string, body?: obje
 const CALL_TIMEOUT_MS = 15_000;
 
 /** `netbox-setup`: by NetBox's version, creates or updates (by name) the webhook and its trigger; a rerun writes nothing new. */
-export async function runNetboxSetup(flags: NetboxSetupFlags, target: NetboxSetupTarget, print: Print): Promise<void> {
+export async function runNetboxSetup(
+  flags: NetboxSetupFlags,
+  target: { source: SourceConfig; ca?: Buffer; proxy: ProxySettings },
+  print: Print,
+): Promise<void> {
   const { url, token } = target.source.netbox as { url: string; token: string };
   const client = createNetboxClient({ url, token, ca: target.ca, proxy: target.proxy, timeoutMs: CALL_TIMEOUT_MS });
   const api: NetboxApi = async <T>(method: 'GET' | 'POST' | 'PATCH', path: string, body?: object) => {
