@@ -65,8 +65,7 @@ export async function serve(config: Config, io: CliIo): Promise<number> {
 function createGatedServer(): { server: http.Server; open: (app: RequestListener) => void } {
   let app: RequestListener | undefined;
   const waiting: (() => void)[] = [];
-  // Node looks for expired header/request timeouts only every connectionsCheckingInterval (30 s by
-  // default): check often enough that the headers timeout is what a slow client really gets.
+  // Node checks header/request timeouts every connectionsCheckingInterval (30 s by default): often enough to hold them.
   const server = http.createServer({ connectionsCheckingInterval: Math.min(1_000, HTTP_HEADERS_TIMEOUT_MS) }, (req, res) => {
     if (app) app(req, res);
     else waiting.push(() => app!(req, res));

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { buildDeliveriesJson, buildSentMailsJson, sendKeptMail } from './build-delivery-json';
 import { createAdminGuard } from './admin-guard';
 import type { AppDeps } from './app-deps';
-import { optional, parseListFilters, parseQuery } from './parse-list-filters';
+import { id, optional, parseListFilters, parseQuery } from './parse-list-filters';
 import { createSecretMask, RelayError } from '../shared';
 import { buildWaiverJson, WAIVER_NAME_MAX, WAIVER_STATUSES } from '../waivers';
 
@@ -102,21 +102,13 @@ export function createAdminRouter(
   return router;
 }
 
-const idError = `must be an integer from 1 to ${Number.MAX_SAFE_INTEGER}`;
-const DeliveryIdSchema = z.object({
-  id: z
-    .string()
-    .regex(/^\d{1,16}$/, idError)
-    .transform(Number)
-    .refine((n) => n >= 1 && Number.isSafeInteger(n), idError),
-});
+const DeliveryIdSchema = z.object({ id: id('a delivery id') });
 
 const routeError = 'must be one route name (at most 200 characters)';
 const RouteSchema = z.object({ route: z.string({ error: routeError }).max(200, routeError) });
 
 const nameError = `must be one name (at most ${WAIVER_NAME_MAX} characters)`;
 const name = optional(z.string({ error: nameError }).max(WAIVER_NAME_MAX, nameError));
-const limitError = 'must be an integer from 1 to 1000';
 
 /** `?status=&source=&test=&device=&limit=` as a filter; anything malformed is a 400 naming the parameter. */
 const WaiverQuerySchema = z.object({
@@ -124,11 +116,5 @@ const WaiverQuerySchema = z.object({
   test: name,
   device: name,
   status: optional(z.enum(WAIVER_STATUSES, { error: `must be one of ${WAIVER_STATUSES.join(', ')}` })),
-  limit: optional(
-    z
-      .string({ error: limitError })
-      .regex(/^\d{1,4}$/, limitError)
-      .transform(Number)
-      .refine((n) => n >= 1 && n <= 1000, limitError),
-  ),
+  limit: optional(id('a number of waivers', 1000)),
 });

@@ -15,8 +15,7 @@ const BODY_PARSER_ERRORS: Record<string, RelayError['code']> = {
 export function createErrorHandler(logger: Logger) {
   return (error: unknown, req: Request, res: Response, _next: NextFunction): void => {
     const relayError = toRelayError(error);
-    // A body cut off with its connection (request timeout, client gone) can get no answer; the
-    // request log says what happened, once.
+    // A body cut off with its connection can get no answer; the request log says what happened, once.
     if (relayError.code === 'REQUEST_ABORTED' && req.socket?.destroyed) {
       res.destroy();
       return;

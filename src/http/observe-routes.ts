@@ -14,8 +14,7 @@ export function createObserveRouter(options: Pick<AppDeps, 'readiness' | 'metric
 
   router.get('/healthz', (_req, res) => res.json({ status: 'ok' }));
 
-  // Details (the mail server's host and port, a server's error text) only for a caller with a token (METRICS_TOKEN or
-  // ADMIN_TOKEN): an unauthenticated probe needs the status and the names of failing checks, nothing more.
+  // Details (hosts, a server's error text) only with METRICS_TOKEN or ADMIN_TOKEN: a probe needs the status and failing names.
   const detailTokens = [metricsToken, options.config.admin.token].filter((t): t is string => t !== undefined);
   router.get('/readyz', async (req: Request, res: Response) => {
     const readiness = await options.readiness();

@@ -22,7 +22,7 @@ const text = (what: string) =>
     .min(1, `must not be blank`)
     .max(MAX_TEXT_LENGTH, `must be at most ${MAX_TEXT_LENGTH} characters (${what})`);
 
-const id = (what: string, max = Number.MAX_SAFE_INTEGER) =>
+export const id = (what: string, max = Number.MAX_SAFE_INTEGER) =>
   z
     .string({ error: 'must be given once' })
     .regex(/^\d{1,16}$/, `must be ${what}: a whole number from 1`)

@@ -19,8 +19,7 @@ export function createRequestLogger(logger: Logger): RequestHandler {
     const id = typeof given === 'string' && REQUEST_ID_PATTERN.test(given) ? given : randomUUID();
     res.setHeader('X-Request-Id', id);
     res.locals.reqId = id;
-    // Node cuts a request that outlives the server's request timeout by destroying its socket with
-    // ERR_HTTP_REQUEST_TIMEOUT; that error is the only place the reason shows.
+    // Node's request timeout destroys the socket with ERR_HTTP_REQUEST_TIMEOUT, the only place the reason shows.
     let cutBy: string | undefined;
     const onSocketError = (error: NodeJS.ErrnoException) => {
       cutBy ??= error.code;
