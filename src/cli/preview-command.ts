@@ -94,8 +94,8 @@ async function writePreview(
 export async function sendTestCommand(options: { to?: string }, config: Config, io: CliIo): Promise<number> {
   const to = options.to
     ? options.to
-        .split(',')
-        .map((s) => s.trim())
+        .trim()
+        .split(/\s*,\s*/)
         .filter(Boolean)
     : undefined;
   const route: Route = to ? buildDefaultRoute({ to, cc: [], bcc: [] }) : config.routing.routes[0];
