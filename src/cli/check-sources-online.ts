@@ -44,9 +44,8 @@ async function checkSource(config: Config, source: SourceConfig, io: CliIo): Pro
   try {
     const { netbox, validity } = await readNetboxStatus(client, budget());
     const version = netbox ?? 'unknown';
-    if (validity === undefined) {
+    if (validity === undefined)
       return { line: `${where}: NetBox ${version}, but the validity plugin is not installed`, exitCode: EXIT_CONFIG };
-    }
     const found = `${where}: NetBox ${version}, validity ${validity}`;
     if (!source.netbox.token) return { line: `${found}; no token: mails go without the failing results`, exitCode: 0 };
     const read: string[] = [];

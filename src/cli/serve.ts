@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import http, { type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { HTTP_HEADERS_TIMEOUT_MS, HTTP_REQUEST_TIMEOUT_MS, redactConfig, type Config } from '../config';
@@ -85,13 +86,8 @@ function createGatedServer(): { server: http.Server; open: (app: RequestListener
 
 async function bindPort(server: http.Server, config: Config, logger: Logger): Promise<boolean> {
   try {
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(config.http.port, config.http.host, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
+    // `once` rejects with the 'error' a failed listen emits instead of 'listening'.
+    await once(server.listen(config.http.port, config.http.host), 'listening');
     return true;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;

@@ -11,10 +11,9 @@ export type DeliveryContent =
 /** What a delivery holds, from the typed fields parsed at ingest (no body read); only a record without them loads its body. */
 export async function readDeliveryContent(record: DeliveryRecord, store: Pick<Store, 'getDeliveryBody'>): Promise<DeliveryContent> {
   if (record.report && record.counts) return { kind: 'report', report: record.report, counts: record.counts };
-  const { dedupKey } = record;
   const body = await store.getDeliveryBody(record.id);
   if (!body) return { kind: 'other', reason: 'the stored body is gone' };
-  const job = parseJobDelivery(dedupKey, body);
+  const job = parseJobDelivery(record.dedupKey, body);
   if (job) return job;
   try {
     const parsed = parseDelivery(body);
