@@ -9,27 +9,33 @@ import { DEFAULT_SOURCE_NAME } from '../webhook';
 /** The validity report's object type, as NetBox names it in `content_types` / `object_types`. */
 const REPORT_OBJECT_TYPE = 'validity.compliancereport';
 
-/** How each NetBox version wants a webhook triggered (NETBOX.md, "Creating the webhook"): on the webhook up to 3.6, else an event rule. */
-const SETUP_FORMS = {
-  webhook: {
+/**
+ * How each NetBox version (major × 100 + minor: 4.1 is 401) wants a webhook triggered (NETBOX.md, "Creating the webhook"):
+ * up to 3.6 on the webhook itself, from 3.7 by an event rule.
+ */
+const SETUP_FORMS = [
+  {
+    upTo: 306,
     description: 'NetBox ≤ 3.6: the webhook itself is triggered (type_create + content_types)',
     trigger: { content_types: [REPORT_OBJECT_TYPE], type_create: true },
   },
-  'event-rule-content-types': {
+  {
+    upTo: 307,
     description: 'NetBox 3.7: an event rule (type_create + content_types) triggers the webhook',
     trigger: { content_types: [REPORT_OBJECT_TYPE], type_create: true },
   },
-  'event-rule-object-types': {
+  {
+    upTo: 400,
     description: 'NetBox 4.0: an event rule (type_create + object_types) triggers the webhook',
     trigger: { object_types: [REPORT_OBJECT_TYPE], type_create: true },
   },
-  'event-rule-event-types': {
+  {
+    upTo: Infinity,
     description: 'NetBox ≥ 4.1: an event rule (event_types object_created) triggers the webhook',
     trigger: { object_types: [REPORT_OBJECT_TYPE], event_types: ['object_created'] },
   },
-};
-
-type SetupForm = keyof typeof SETUP_FORMS;
+];
+type SetupForm = (typeof SETUP_FORMS)[number];
 
 export interface NetboxSetupFlags {
   payloadUrl: string;
@@ -99,8 +105,8 @@ export async function runNetboxSetup(
         `the validity plugin is not installed in NetBox ${version.input} (installed plugins: ${installed.length ? installed.join(', ') : 'none'}). Install and enable validity first: the relay mails its compliance reports.`,
       );
     }
-    const form = selectSetupForm(Number(version[1]) * 100 + Number(version[2]));
-    print(`NetBox ${version.input} with validity ${validity}: ${SETUP_FORMS[form].description}.`);
+    const form = SETUP_FORMS.find((f) => Number(version[1]) * 100 + Number(version[2]) <= f.upTo)!;
+    print(`NetBox ${version.input} with validity ${validity}: ${form.description}.`);
 
     const existingWebhook = await findByName(api, 'Webhook', flags.name);
     const secret = resolveSecret(flags, target.source.secrets[0], existingWebhook);
@@ -128,7 +134,7 @@ export async function runNetboxSetup(
     const webhookFields = buildWebhookFields(form, flags.name, flags.payloadUrl, secret.value);
     const webhook = await applyObject(run, 'Webhook', existingWebhook, webhookFields);
     let eventRule: Applied | undefined;
-    if (form !== 'webhook') {
+    if (form !== SETUP_FORMS[0]) {
       const existingRule = await findByName(api, 'Event rule', flags.name);
       eventRule = await applyObject(run, 'Event rule', existingRule, buildEventRuleFields(form, flags.name, webhook.id ?? -1));
     }
@@ -144,14 +150,6 @@ export async function runNetboxSetup(
   }
 }
 
-/** Which configuration form a NetBox version (major × 100 + minor: 4.1 is 401) needs. */
-function selectSetupForm(version: number): SetupForm {
-  if (version <= 306) return 'webhook';
-  if (version === 307) return 'event-rule-content-types';
-  if (version === 400) return 'event-rule-object-types';
-  return 'event-rule-event-types';
-}
-
 /** The webhook's fields: no body template, as the relay verifies and parses NetBox's own JSON; TLS verification on. */
 function buildWebhookFields(form: SetupForm, name: string, payloadUrl: string, secret: string): Record<string, unknown> {
   const fields = {
@@ -163,13 +161,13 @@ function buildWebhookFields(form: SetupForm, name: string, payloadUrl: string, s
     secret,
     ssl_verification: true,
   };
-  return form === 'webhook' ? { ...fields, ...SETUP_FORMS.webhook.trigger, enabled: true } : fields;
+  return form === SETUP_FORMS[0] ? { ...fields, ...form.trigger, enabled: true } : fields;
 }
 
 /** The event rule's fields (NetBox ≥ 3.7), targeted with `action_object_id` (`action_object` is read-only). */
 function buildEventRuleFields(form: SetupForm, name: string, webhookId: number): Record<string, unknown> {
   const target = { action_type: 'webhook', action_object_type: 'extras.webhook', action_object_id: webhookId, enabled: true };
-  return { name, ...SETUP_FORMS[form].trigger, ...target };
+  return { name, ...form.trigger, ...target };
 }
 
 async function findByName(api: NetboxApi, what: SetupObject, name: string): Promise<NamedObject | undefined> {
