@@ -54,12 +54,10 @@ type Applied = { id: number | null; changed: boolean };
 
 /** Why the setup stopped: `kind` picks the exit code (config: fix something; unavailable: try again). */
 export class NetboxSetupError extends Error {
-  constructor(
-    readonly kind: 'config' | 'unavailable',
-    message: string,
-    options?: { cause?: unknown },
-  ) {
+  readonly kind: 'config' | 'unavailable';
+  constructor(kind: NetboxSetupError['kind'], message: string, options?: { cause?: unknown }) {
     super(message, options);
+    this.kind = kind;
   }
 }
 
