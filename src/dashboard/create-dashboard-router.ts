@@ -19,7 +19,17 @@ import { registerWaiverPages } from './waiver-pages';
 /** The dashboard at /ui: ADMIN_TOKEN buys a signed session cookie, every POST carries a CSRF token, and no script runs. */
 export function createDashboardRouter(options: DashboardOptions): Router {
   const router = express.Router();
-  router.use(setSecurityHeaders);
+  // No scripts, no framing, no caching, no referrer.
+  router.use((_req, res, next) => {
+    res.set({
+      'Content-Security-Policy': DASHBOARD_CSP,
+      'Cache-Control': 'no-store',
+      'X-Content-Type-Options': 'nosniff',
+      'X-Frame-Options': 'DENY',
+      'Referrer-Policy': 'no-referrer',
+    });
+    next();
+  });
   if (!options.adminToken) {
     router.use((_req, res) => sendPage(res, 404, 'Dashboard off', 'dashboard-off'));
     return router;
@@ -67,15 +77,4 @@ export function createDashboardRouter(options: DashboardOptions): Router {
   registerDeliveryPages(router, deps, form, requireCsrf);
   if (options.waivers) registerWaiverPages(router, { ...deps, book: options.waivers }, requireCsrf);
   return router;
-}
-
-function setSecurityHeaders(_req: Request, res: Response, next: NextFunction): void {
-  res.set({
-    'Content-Security-Policy': DASHBOARD_CSP,
-    'Cache-Control': 'no-store',
-    'X-Content-Type-Options': 'nosniff',
-    'X-Frame-Options': 'DENY',
-    'Referrer-Policy': 'no-referrer',
-  });
-  next();
 }

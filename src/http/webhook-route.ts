@@ -108,7 +108,9 @@ function createWebhookGuards(options: WebhookRouteOptions): RequestHandler[] {
     // Where the allow-list was configured, named in the refusal's log line.
     const setting = name === DEFAULT_SOURCE_NAME ? 'WEBHOOK_ALLOWED_IPS' : `SOURCES_FILE source ${name} allowed_ips`;
     guards.push((req: Request, _res: Response, next: NextFunction) => {
-      if (isAllowed(req.ip, ranges)) return next();
+      // IPv4, IPv6 or IPv4-mapped IPv6.
+      const ip = req.ip && ipaddr.isValid(req.ip) ? ipaddr.process(req.ip) : undefined;
+      if (ip && ranges.some(([range, bits]) => ip.kind() === range.kind() && ip.match(range, bits))) return next();
       options.logger.warn({ ip: req.ip }, `webhook refused: client address not in ${setting}`);
       next(new RelayError('FORBIDDEN_ADDRESS'));
     });
@@ -135,10 +137,4 @@ function createWebhookGuards(options: WebhookRouteOptions): RequestHandler[] {
     );
   }
   return guards;
-}
-
-function isAllowed(ip: string | undefined, ranges: readonly [ipaddr.IPv4 | ipaddr.IPv6, number][]): boolean {
-  if (!ip || !ipaddr.isValid(ip)) return false;
-  const addr = ipaddr.process(ip);
-  return ranges.some(([range, bits]) => addr.kind() === range.kind() && addr.match(range, bits));
 }
