@@ -201,7 +201,12 @@ async function previewDigest(routeName: string, options: { period?: string; out:
   const renderer = loadRenderer(config.mail.templatesDir);
   const store: Store = openStore(config.store);
   try {
-    if (options.period === undefined || options.period === 'last') Object.assign(job, await findRecordedPeriod(store, job));
+    if (options.period === undefined || options.period === 'last') {
+      // As recorded when a digest ended at this tick: after a missed tick (or a first digest) it started earlier, maybe late.
+      const periods = await store.listDigestPeriods({ route: route.name, limit: 1000 });
+      const recorded = periods.find((p) => p.periodEnd === job.periodEnd && p.deliveryId !== null);
+      if (recorded) Object.assign(job, { periodStart: recorded.periodStart, late: recorded.late, queuedAt: recorded.queuedAt });
+    }
     const waivers = createRelayWaiverBook(config, { clock, logger: createSilentLogger() }, store);
     const composeDigest = createRelayDigestComposer(config, { clock }, { store, renderer, waivers, routes: [route] });
     const { message: mail } = await composeDigest({ ...buildJobDelivery({ kind: 'digest', job }), id: 0 } as DeliveryRecord);
@@ -213,21 +218,11 @@ async function previewDigest(routeName: string, options: { period?: string; out:
   }
 }
 
-/** The period as recorded when a digest ended at this tick: after a missed tick (or a first digest) it started earlier, maybe late. */
-async function findRecordedPeriod(store: Store, job: DigestJob): Promise<Partial<DigestJob>> {
-  const recorded = (await store.listDigestPeriods({ route: job.route, limit: 1000 })).find(
-    (p) => p.periodEnd === job.periodEnd && p.deliveryId !== null,
-  );
-  return recorded ? { periodStart: recorded.periodStart, late: recorded.late, queuedAt: recorded.queuedAt } : {};
-}
-
 function writePreviewFiles(io: CliIo, out: string, mail: OutgoingMail, headline: string, details = ''): void {
   const dir = path.resolve(io.cwd, out);
   fs.mkdirSync(dir, { recursive: true });
-  fs.writeFileSync(path.join(dir, 'subject.txt'), `${mail.subject}\n`);
-  fs.writeFileSync(path.join(dir, 'mail.html'), mail.html);
-  fs.writeFileSync(path.join(dir, 'mail.txt'), mail.text);
-  fs.writeFileSync(path.join(dir, 'mail.eml'), mail.raw);
+  const files = { 'subject.txt': `${mail.subject}\n`, 'mail.html': mail.html, 'mail.txt': mail.text, 'mail.eml': mail.raw };
+  for (const [name, content] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), content);
   io.stdout.write(
     `${headline}: ${mail.subject}\n` +
       `Envelope: from ${mail.envelope.from} to ${mail.envelope.to.join(', ')}\n` +
