@@ -37,6 +37,8 @@ export async function composeReadOnly<T>(
   }
 }
 
+type OwnerGroups = { groups: OwnerGroupPlan[]; recorded: boolean };
+
 /** Route `name`'s owner groups for a delivery: as recorded when planned, else resolved now as the worker would (nothing stored). */
 export async function findOwnerGroups(
   config: Config,
@@ -45,7 +47,7 @@ export async function findOwnerGroups(
   delivery: DeliveryRecord,
   composed: ComposedReport,
   store: Store | undefined,
-): Promise<{ groups: OwnerGroupPlan[]; recorded: boolean }> {
+): Promise<OwnerGroups> {
   const mails = store && delivery.id > 0 ? await store.listRouteMails([delivery.id]) : [];
   const recorded = mails.flatMap((m) => (m.ownerGroup?.route === name ? [m.ownerGroup] : []));
   if (recorded.length > 0) return { groups: recorded, recorded: true };
@@ -58,11 +60,7 @@ export async function findOwnerGroups(
   return { groups: plan.flatMap((m) => (m.ownerGroup?.route === name ? [m.ownerGroup] : [])), recorded: false };
 }
 
-export function describeOwnerGroups(
-  owners: Awaited<ReturnType<typeof findOwnerGroups>>,
-  shown: OwnerGroupPlan | null,
-  indent = '',
-): string {
+export function describeOwnerGroups(owners: OwnerGroups, shown: OwnerGroupPlan | null, indent = ''): string {
   if (owners.groups.length === 0) return '';
   const how = owners.recorded ? 'as recorded when the delivery was planned' : 'resolved now from NetBox; nothing is stored';
   const lines = owners.groups.map((g) => {

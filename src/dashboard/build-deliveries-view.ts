@@ -65,12 +65,8 @@ function buildListView(page: Page, input: DeliveriesInput, list: ListPage) {
   };
 }
 
-function buildRowView(
-  { record: d, content, netboxLink, routes }: ListPage['rows'][number],
-  page: Page,
-  input: DeliveriesInput,
-  back: string,
-) {
+function buildRowView(row: ListPage['rows'][number], page: Page, input: DeliveriesInput, back: string) {
+  const { record: d, content } = row;
   const high = content.kind === 'report' && content.counts.HIGH.passed < content.counts.HIGH.count ? content.counts.HIGH : undefined;
   return {
     d,
@@ -79,10 +75,10 @@ function buildRowView(
     what: describeContent(content),
     high: high && { failed: high.count - high.passed, count: high.count },
     catchUp: d.receivedVia === 'catch-up',
-    netboxLink,
+    netboxLink: row.netboxLink,
     oneAttempt: d.attempts === 1,
     nextTry: d.state === 'retrying' && d.nextAttemptAt !== null ? page.formatTime(d.nextAttemptAt) : undefined,
-    routes: routes.map((r) => `${r.route}: ${r.outcome === 'send' ? r.state : r.outcome}`).join(', '),
+    routes: row.routes.map((r) => `${r.route}: ${r.outcome === 'send' ? r.state : r.outcome}`).join(', '),
     error: d.lastError
       ? {
           words: describeFailure(d.lastErrorCode, d.lastError, input.failures),
