@@ -98,40 +98,30 @@ async function bindPort(server: http.Server, config: Config, logger: Logger): Pr
   }
 }
 
-function waitForSignal(
-  server: http.Server,
-  relay: Relay,
-  context: { config: Config; io: CliIo; logger: Logger; lock: DataDirLock | undefined },
-): Promise<number> {
-  const { config, io, logger, lock } = context;
-  return new Promise<number>((resolve) => {
-    let shuttingDown = false;
-    io.onSignal((signal) => {
-      if (shuttingDown) return;
-      shuttingDown = true;
-      logger.info({ signal }, 'shutting down: no new requests; finishing sends in flight');
-      const closed = new Promise<void>((done) => server.close(() => done()));
-      server.closeIdleConnections();
-      const force = setTimeout(() => server.closeAllConnections(), config.http.shutdownTimeoutMs);
-      force.unref();
-      void closed
-        .then(() => relay.stop())
-        .then(
-          () => {
-            clearTimeout(force);
-            lock?.release();
-            logger.info('stopped');
-            resolve(0);
-          },
-          (error: unknown) => {
-            lock?.release();
-            logger.error({ err: error }, 'error while stopping');
-            resolve(1);
-          },
-        );
-    });
-  });
+/** On SIGTERM/SIGINT: no new requests, sends in flight finished, then the store and the lock let go. */
+async function waitForSignal(server: http.Server, relay: Relay, { config, io, logger, lock }: Shutdown): Promise<number> {
+  // A second signal resolves nothing more: the shutdown under way goes on.
+  const signal = await new Promise<string>((resolve) => io.onSignal(resolve));
+  logger.info({ signal }, 'shutting down: no new requests; finishing sends in flight');
+  const closed = new Promise<void>((done) => server.close(() => done()));
+  server.closeIdleConnections();
+  const force = setTimeout(() => server.closeAllConnections(), config.http.shutdownTimeoutMs);
+  force.unref();
+  try {
+    await closed;
+    await relay.stop();
+    clearTimeout(force);
+    lock?.release();
+    logger.info('stopped');
+    return 0;
+  } catch (error) {
+    lock?.release();
+    logger.error({ err: error }, 'error while stopping');
+    return 1;
+  }
 }
+
+type Shutdown = { config: Config; io: CliIo; logger: Logger; lock: DataDirLock | undefined };
 
 export function describeLockedDataDir(error: DataDirLockedError): string {
   return (

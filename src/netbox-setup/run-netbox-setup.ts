@@ -62,6 +62,7 @@ export class NetboxSetupError extends Error {
 }
 
 type NamedObject = { id: number; [field: string]: unknown };
+type Secret = { value: string; source?: 'file' | 'config'; writeTo?: string };
 
 const LIST_PATHS = { Webhook: '/api/extras/webhooks/', 'Event rule': '/api/extras/event-rules/' };
 type SetupObject = keyof typeof LIST_PATHS;
@@ -178,11 +179,7 @@ async function findByName(api: NetboxApi, what: SetupObject, name: string): Prom
  * The webhook's secret: the relay's configured one, --secret-file's, the existing webhook's (a rerun keeps deliveries
  * working), or a new one; one not in a file yet is written to --secret-file.
  */
-function resolveSecret(
-  flags: NetboxSetupFlags,
-  configured: string | undefined,
-  existing: NamedObject | undefined,
-): { value: string; source?: 'file' | 'config'; writeTo?: string } {
+function resolveSecret(flags: NetboxSetupFlags, configured: string | undefined, existing: NamedObject | undefined): Secret {
   const file = flags.secretFile;
   const fromFile = file && fs.existsSync(file) ? fs.readFileSync(file, 'utf8').replace(/\r?\n$/, '') : undefined;
   if (configured) {
