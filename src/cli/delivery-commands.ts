@@ -20,6 +20,8 @@ export interface ListOptions {
   json?: boolean;
 }
 
+type StoreCommand = (store: Store, config: Config) => Promise<number | void>;
+
 export interface PruneOptions {
   dead?: boolean;
   sent?: boolean;
@@ -88,11 +90,7 @@ export async function pruneDeliveries(opts: PruneOptions, io: CliIo, withConfig:
 }
 
 /** Runs `fn` with the configuration and the store `serve` uses; an unusable store is exit 69, a bad configuration 78. */
-export function withStore(
-  io: CliIo,
-  withConfig: RunWithConfig,
-  fn: (store: Store, config: Config) => Promise<number | void>,
-): Promise<void> {
+export function withStore(io: CliIo, withConfig: RunWithConfig, fn: StoreCommand): Promise<void> {
   return withConfig(async (config) => {
     let store: Store | undefined;
     try {

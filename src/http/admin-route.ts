@@ -8,9 +8,7 @@ import { createSecretMask, RelayError } from '../shared';
 import { buildWaiverJson, WAIVER_NAME_MAX, WAIVER_STATUSES } from '../waivers';
 
 /** The admin API (docs/admin-api.md) behind one guard: `/api/deliveries` and `/api/waivers` (docs/waivers.md). */
-export function createAdminRouter(
-  options: Pick<AppDeps, 'config' | 'store' | 'clock' | 'logger' | 'throttle' | 'sleep' | 'worker' | 'waivers'>,
-): Router {
+export function createAdminRouter(options: AppDeps): Router {
   const router = express.Router();
   const { store } = options;
   const mask = createSecretMask(options.config.secretValues);

@@ -62,12 +62,14 @@ export class NetboxSetupError extends Error {
 }
 
 type NamedObject = { id: number; [field: string]: unknown };
+type Fields = Record<string, unknown>;
 type Secret = { value: string; source?: 'file' | 'config'; writeTo?: string };
 
 const LIST_PATHS = { Webhook: '/api/extras/webhooks/', 'Event rule': '/api/extras/event-rules/' };
 type SetupObject = keyof typeof LIST_PATHS;
 
 type NetboxApi = <T>(method: 'GET' | 'POST' | 'PATCH', path: string, body?: object) => Promise<T>;
+type Run = { api: NetboxApi; url: string; flags: NetboxSetupFlags; print: Print };
 
 const CALL_TIMEOUT_MS = 15_000;
 
@@ -150,7 +152,7 @@ export async function runNetboxSetup(
 }
 
 /** The webhook's fields: no body template, as the relay verifies and parses NetBox's own JSON; TLS verification on. */
-function buildWebhookFields(form: SetupForm, name: string, payloadUrl: string, secret: string): Record<string, unknown> {
+function buildWebhookFields(form: SetupForm, name: string, payloadUrl: string, secret: string): Fields {
   const fields = {
     name,
     payload_url: payloadUrl,
@@ -164,7 +166,7 @@ function buildWebhookFields(form: SetupForm, name: string, payloadUrl: string, s
 }
 
 /** The event rule's fields (NetBox ≥ 3.7), targeted with `action_object_id` (`action_object` is read-only). */
-function buildEventRuleFields(form: SetupForm, name: string, webhookId: number): Record<string, unknown> {
+function buildEventRuleFields(form: SetupForm, name: string, webhookId: number): Fields {
   const target = { action_type: 'webhook', action_object_type: 'extras.webhook', action_object_id: webhookId, enabled: true };
   return { name, ...form.trigger, ...target };
 }
@@ -201,15 +203,10 @@ function resolveSecret(flags: NetboxSetupFlags, configured: string | undefined, 
   return { value: current ?? randomBytes(32).toString('hex'), writeTo: flags.secretFile };
 }
 
-async function applyObject(
-  run: { api: NetboxApi; url: string; flags: NetboxSetupFlags; print: Print },
-  what: SetupObject,
-  existing: NamedObject | undefined,
-  desired: Record<string, unknown>,
-): Promise<Applied> {
+async function applyObject(run: Run, what: SetupObject, existing: NamedObject | undefined, desired: Fields): Promise<Applied> {
   const { api, url, flags, print } = run;
   const listPath = LIST_PATHS[what];
-  const wouldSend = (method: string, path: string, body: Record<string, unknown>) => {
+  const wouldSend = (method: string, path: string, body: Fields) => {
     const shown =
       flags.showSecret || typeof body.secret !== 'string' ? body : { ...body, secret: `[${body.secret.length} characters, not shown]` };
     print(`Would send: ${method} ${url}${path} ${JSON.stringify(shown)}`);
@@ -240,7 +237,7 @@ async function applyObject(
 }
 
 /** The fields of `desired` that differ from NetBox's (choices come as `{value, label}`, lists in any order). */
-function diffFields(existing: Record<string, unknown>, desired: Record<string, unknown>): Record<string, unknown> {
+function diffFields(existing: Fields, desired: Fields): Fields {
   const same = (have: unknown, want: unknown) => JSON.stringify(normalise(have)) === JSON.stringify(normalise(want));
   return Object.fromEntries(Object.entries(desired).filter(([key, want]) => !same(existing[key], want)));
 }
