@@ -13,20 +13,11 @@ import {
 import { DEFAULT_SOURCE_NAME } from '../webhook';
 import { EXIT_UNAVAILABLE, UsageError, type CliIo, type RunWithConfig } from './io';
 
-export interface ListOptions {
-  state?: string;
-  source?: string;
-  limit: string;
-  json?: boolean;
-}
+export type ListOptions = { state?: string; source?: string; limit: string; json?: boolean };
 
 type StoreCommand = (store: Store, config: Config) => Promise<number | void>;
 
-export interface PruneOptions {
-  dead?: boolean;
-  sent?: boolean;
-  olderThan: string;
-}
+export type PruneOptions = { dead?: boolean; sent?: boolean; olderThan: string };
 
 export async function listDeliveries(opts: ListOptions, io: CliIo, withConfig: RunWithConfig): Promise<void> {
   if (opts.state !== undefined && !(DELIVERY_STATES as readonly string[]).includes(opts.state)) {

@@ -128,10 +128,7 @@ export function buildPageContext(deps: DashboardDeps, req: Authed) {
 export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
 export const SESSION_COOKIE = 'cr_ui_session';
 
-export interface Session {
-  id: string;
-  expiresAt: number;
-}
+export type Session = { id: string; expiresAt: number };
 
 export type SessionKeys = ReturnType<typeof createSessionKeys>;
 
