@@ -1,8 +1,5 @@
 #!/usr/bin/env node
-/**
- * The composition root: the only module that reads process.env and .env, touches the real file
- * system for configuration, and wires process signals. Everything else takes these as arguments.
- */
+/** The composition root: the only module that reads process.env and .env and wires process signals. */
 import fs from 'node:fs';
 import path from 'node:path';
 import dotenv from 'dotenv';

@@ -5,10 +5,7 @@ import { verifyRouteTemplates } from '../compose';
 import { EXIT_CONFIG, EXIT_UNAVAILABLE, type CliIo } from './io';
 import { describeProxySettings } from '../shared';
 
-/**
- * `check-config`: loads the configuration and the route templates, and prints the settings in force by
- * variable name (set by the user, defaulted; secrets redacted), or with `--json` the whole configuration.
- */
+/** `check-config`: loads the route templates and prints the settings in force (secrets redacted), or with `--json` the whole configuration. */
 export async function checkConfig(config: Config, io: CliIo, flags: { online?: boolean; json?: boolean }): Promise<number> {
   try {
     const renderer = loadRenderer(config.mail.templatesDir);
@@ -22,11 +19,9 @@ export async function checkConfig(config: Config, io: CliIo, flags: { online?: b
   io.stdout.write(
     `${flags.json ? JSON.stringify(redactConfig(config, io.transports), null, 2) : describeSettingsInForce(io, config)}\nThe configuration is valid.\n`,
   );
-  // Imported only when `--online` asks NetBox.
   return flags.online ? (await import('./check-sources-online')).checkSourcesOnline(config, io) : 0;
 }
 
-/** The settings in force (what the user set, then the defaults), the files and sources read, the proxies. */
 function describeSettingsInForce(io: CliIo, config: Config): string {
   const files = [
     config.routing.file ? `ROUTES_FILE ${config.routing.file}: routes ${config.routing.routes.map((r) => r.name).join(', ')}` : undefined,
@@ -34,7 +29,9 @@ function describeSettingsInForce(io: CliIo, config: Config): string {
     ...config.sources.map(
       (s) => `Catch-up of missed reports${config.sources.length > 1 ? ` (${s.name})` : ''}: ${describeCatchUp(planCatchUp(s))}`,
     ),
-    describeProxies(config),
+    config.proxy.httpProxy || config.proxy.httpsProxy
+      ? `Proxies for NetBox, OAuth2 and Graph: ${describeProxySettings(config.proxy)}`
+      : 'Proxies: none (HTTPS_PROXY and HTTP_PROXY are not set): NetBox, OAuth2 and Graph are reached directly',
   ].filter((line): line is string => line !== undefined);
   return [
     ...formatSettings(io.env, config, io.transports),
@@ -43,19 +40,7 @@ function describeSettingsInForce(io: CliIo, config: Config): string {
   ].join('\n');
 }
 
-/** The proxies NetBox, OAuth2 and Graph requests go through (HTTPS_PROXY, HTTP_PROXY, NO_PROXY), credentials left out. */
-function describeProxies(config: Config): string {
-  const { httpProxy, httpsProxy } = config.proxy;
-  if (!httpProxy && !httpsProxy)
-    return 'Proxies: none (HTTPS_PROXY and HTTP_PROXY are not set): NetBox, OAuth2 and Graph are reached directly';
-  return `Proxies for NetBox, OAuth2 and Graph: ${describeProxySettings(config.proxy)}`;
-}
-
-/**
- * `verify-smtp` (the command keeps its name): checks the mail transport in force — connects to the SMTP server,
- * gets a Graph token, or checks the outbox directory — and prints each step as it passes (token fetched,
- * connected, TLS, login), so that a failure shows which step failed. Sends nothing.
- */
+/** `verify-smtp`: checks the mail transport in force, printing each step as it passes, so a failure shows which step failed. */
 export async function verifyTransport(config: Config, io: CliIo): Promise<number> {
   const notifier = createNotifier(config.transport, { readFile: io.readFile, proxy: config.proxy }, io.transports);
   try {
@@ -70,11 +55,7 @@ export async function verifyTransport(config: Config, io: CliIo): Promise<number
   }
 }
 
-/**
- * A failed mail transport check or send as the command line prints it: the catalogue's code (as the relay stores
- * it), then what happened and what to do when the failure is one a user can fix (refused, timed out,
- * DNS, TLS, certificate, login), else the server's own words.
- */
+/** A failed check or send: the catalogue's code, then what to do when a user can fix it, else the server's own words. */
 export function describeMailFailure(error: unknown, config: Config, transports: CliIo['transports']): string {
   const err = error as { code?: string; responseCode?: number; message?: string };
   const server = findTransport(config.transport, transports).describeServer?.(config.transport.settings);

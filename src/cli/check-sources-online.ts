@@ -7,13 +7,7 @@ import { openStore, type Store } from '../store';
 import { EXIT_CONFIG, EXIT_UNAVAILABLE, type CliIo } from './io';
 import { composeReadOnly, describeOwnerGroups, findOwnerGroups } from './read-only-composer';
 
-/**
- * `check-config --online`: asks each source's NetBox, with that source's token only, for its status
- * (version, validity plugin), then reads one item of each list the configuration needs (test results;
- * the reports list with the catch-up on; devices, contacts and contact assignments with routes by owner),
- * so a permission the token lacks is named now rather than met on every catch-up or owner mail.
- * Prints one line per source (and one per refusal); resolves with the worst exit code (0 when every source is usable).
- */
+/** `check-config --online`: each source's status, then one item of each list the config needs, so a missing permission is named now. */
 export async function checkSourcesOnline(config: Config, io: CliIo): Promise<number> {
   let exitCode = 0;
   for (const source of config.sources) {
@@ -26,10 +20,7 @@ export async function checkSourcesOnline(config: Config, io: CliIo): Promise<num
   return exitCode;
 }
 
-/**
- * The lists this configuration reads from a source's NetBox, each when its feature is on (one item of each is enough
- * to know the token may), with the permission (NetBox's `<app>.view_<model>`) the token's user needs for it.
- */
+/** The lists this configuration reads from a source's NetBox, each with the permission (`<app>.view_<model>`) it needs. */
 function listNetboxNeeds(config: Config, source: SourceConfig) {
   const owners = config.routing.routes.some((r) => r.owners !== undefined);
   const needs: [on: boolean, what: string, list: string, permission: string][] = [
@@ -42,7 +33,7 @@ function listNetboxNeeds(config: Config, source: SourceConfig) {
   return needs.filter(([on]) => on).map(([, what, list, permission]) => ({ what, path: `/api/${list}/?limit=1&brief=1`, permission }));
 }
 
-/** One source's NetBox: a line to print, and 0, EXIT_CONFIG when NetBox refused (token, permission, plugin) or EXIT_UNAVAILABLE when it did not answer. */
+/** One source's NetBox: a line to print, and 0, EXIT_CONFIG (refused: token, permission, plugin) or EXIT_UNAVAILABLE (no answer). */
 async function checkSource(config: Config, source: SourceConfig, io: CliIo): Promise<{ line: string; exitCode: number }> {
   const name = `NetBox source ${source.name}`;
   if (!source.netbox.url) return { line: `${name}: no NetBox URL, nothing to check (links stay relative, no enrichment)`, exitCode: 0 };
@@ -53,9 +44,8 @@ async function checkSource(config: Config, source: SourceConfig, io: CliIo): Pro
   try {
     const { netbox, validity } = await readNetboxStatus(client, budget());
     const version = netbox ?? 'unknown';
-    if (validity === undefined) {
+    if (validity === undefined)
       return { line: `${where}: NetBox ${version}, but the validity plugin is not installed`, exitCode: EXIT_CONFIG };
-    }
     const found = `${where}: NetBox ${version}, validity ${validity}`;
     if (!source.netbox.token) return { line: `${found}; no token: mails go without the failing results`, exitCode: 0 };
     const read: string[] = [];
@@ -81,11 +71,7 @@ async function checkSource(config: Config, source: SourceConfig, io: CliIo): Pro
   }
 }
 
-/**
- * `check-config --online`, routes by owner: for the latest report of each source in the store, whom
- * each route by owner would reach (the groups recorded for it, else resolved now from NetBox, with
- * the source's own token) and why. Prints only; reads the store, writes nothing.
- */
+/** Routes by owner: whom each would reach with the latest report of each source in the store, and why. Writes nothing. */
 async function checkOwnerRoutesOnline(config: Config, io: CliIo): Promise<void> {
   const routes = config.routing.routes.filter((r) => r.owners !== undefined);
   if (routes.length === 0) return;

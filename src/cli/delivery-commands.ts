@@ -13,20 +13,12 @@ import {
 import { DEFAULT_SOURCE_NAME } from '../webhook';
 import { EXIT_UNAVAILABLE, UsageError, type CliIo, type RunWithConfig } from './io';
 
-export interface ListOptions {
-  state?: string;
-  source?: string;
-  limit: string;
-  json?: boolean;
-}
+export type ListOptions = { state?: string; source?: string; limit: string; json?: boolean };
 
-export interface PruneOptions {
-  dead?: boolean;
-  sent?: boolean;
-  olderThan: string;
-}
+type StoreCommand = (store: Store, config: Config) => Promise<number | void>;
 
-/** `deliveries`: prints the newest deliveries as a table (or JSON) and the count per state. */
+export type PruneOptions = { dead?: boolean; sent?: boolean; olderThan: string };
+
 export async function listDeliveries(opts: ListOptions, io: CliIo, withConfig: RunWithConfig): Promise<void> {
   if (opts.state !== undefined && !(DELIVERY_STATES as readonly string[]).includes(opts.state)) {
     throw new UsageError(`--state must be one of ${DELIVERY_STATES.join(', ')}`);
@@ -45,7 +37,6 @@ export async function listDeliveries(opts: ListOptions, io: CliIo, withConfig: R
   });
 }
 
-/** `retry <id>` / `retry --all-dead`: puts one delivery, or every dead one, back in the queue. */
 export async function retryDeliveries(
   id: string | undefined,
   opts: { allDead?: boolean },
@@ -72,7 +63,6 @@ export async function retryDeliveries(
   });
 }
 
-/** `prune --dead/--sent --older-than <duration>`: deletes deliveries last changed before then. */
 export async function pruneDeliveries(opts: PruneOptions, io: CliIo, withConfig: RunWithConfig): Promise<void> {
   const ageMs = parseDurationMs(opts.olderThan);
   if (ageMs === undefined || (!opts.dead && !opts.sent)) {
@@ -91,11 +81,7 @@ export async function pruneDeliveries(opts: PruneOptions, io: CliIo, withConfig:
 }
 
 /** Runs `fn` with the configuration and the store `serve` uses; an unusable store is exit 69, a bad configuration 78. */
-export function withStore(
-  io: CliIo,
-  withConfig: RunWithConfig,
-  fn: (store: Store, config: Config) => Promise<number | void>,
-): Promise<void> {
+export function withStore(io: CliIo, withConfig: RunWithConfig, fn: StoreCommand): Promise<void> {
   return withConfig(async (config) => {
     let store: Store | undefined;
     try {
@@ -148,17 +134,14 @@ function describeRoutes(d: DeliveryJson): string {
   return d.routes.map((r) => `${r.route}${r.owners ? ` → ${r.owners.to.join(' ')}` : ''}: ${outcome(r)}`).join(', ');
 }
 
-/** Text for one terminal cell: control characters made visible, line breaks and tabs as spaces. */
 function toCell(text: string): string {
   return neutralizeText(text).replace(/[\r\n\t]+/g, ' ');
 }
 
-/** `text`, cut with "…" to at most `width` characters. */
 function cut(text: string, width: number): string {
   return text.length > width ? `${text.slice(0, Math.max(0, width - 1))}…` : text;
 }
 
-/** Word-wraps `text` to `width`, at most `maxLines` lines, the last cut with "…" when text is left. */
 function wrapText(text: string, width: number, maxLines: number): string[] {
   const lines: string[] = [];
   let rest = text.trim();
@@ -173,10 +156,7 @@ function wrapText(text: string, width: number, maxLines: number): string[] {
   return lines;
 }
 
-/**
- * One line per item under a header line, columns aligned: cells cut with "…" to their column's most (and to
- * `fit`'s widths), control characters made visible.
- */
+/** One line per item under a header line, columns aligned, cells cut with "…" (to `fit`'s widths), control characters made visible. */
 export function formatTable<T>(items: readonly T[], columns: readonly Column<T>[], fit = (widths: number[]) => widths): string[] {
   const texts = items.map((item) => columns.map(([, get, max]) => cut(toCell(get(item)), max)));
   const widths = fit(columns.map(([header], i) => Math.max(header.length, ...texts.map((row) => row[i].length))));
@@ -189,10 +169,7 @@ export function formatTable<T>(items: readonly T[], columns: readonly Column<T>[
   );
 }
 
-/**
- * The deliveries in {@link TABLE_WIDTH} columns, one line per delivery: ROUTES gives way so that the LAST ERROR
- * header always fits; an error cut in its column is repeated under the table, wrapped over a few lines.
- */
+/** The deliveries within TABLE_WIDTH: ROUTES gives way to LAST ERROR, whose cut texts are repeated, wrapped, under the table. */
 function formatDeliveryTable(rows: DeliveryJson[]): string {
   if (rows.length === 0) return 'No deliveries.\n';
   const routes = COLUMNS.length - 2;

@@ -7,24 +7,10 @@ import type { WaiverListOptions } from './waiver-commands';
 
 export { type CliIo, EXIT_CONFIG, EXIT_UNAVAILABLE, EXIT_USAGE } from './io';
 
-/*
- * The states `deliveries --state` accepts, for its help: not read from the store's DELIVERY_STATES, so that
- * `--help` loads no store (and no zod); test/integration/lazy-modules.test.ts checks it names every one.
- */
+// Not read from the store's DELIVERY_STATES, so that `--help` loads no store (lazy-modules.test.ts checks it names every one).
 const STATE_CHOICES = 'queued|sending|retrying|sent|dead';
 
-/*
- * Every command imports its module when it runs rather than when the CLI starts: `serve` alone needs
- * express, prom-client, the HTTP and dashboard modules; `preview`, `migrate` and `backup` their own;
- * and every command the configuration (zod, the store's and webhook's schemas). Declaring the commands
- * needs none of them, so `--help` loads commander and this folder's declarations only
- * (test/integration/lazy-modules.test.ts says what each leaves unloaded).
- */
-
-/**
- * Runs one command line and resolves with its exit code. Commands take their configuration from
- * the environment (and .env), like the server, so `check-config` checks exactly what `serve` uses.
- */
+/** Runs one command line and resolves with its exit code; configuration comes from the environment (and .env), as for `serve`. */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
   let exitCode = 0;
   const program = createProgram(io, (code) => {
@@ -42,10 +28,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   return exitCode;
 }
 
-/**
- * The program with every command and option declared (nothing loaded, nothing run until it parses):
- * what `--help` lists, and what the docs are checked against.
- */
+/** The program with every command and option declared (nothing loaded until it parses): what `--help` lists and the docs are checked against. */
 export function createProgram(io: CliIo, setExitCode: (code: number) => void): Command {
   const program = new Command()
     .name('compliance-relay')
@@ -59,16 +42,12 @@ export function createProgram(io: CliIo, setExitCode: (code: number) => void): C
     setExitCode(config ? await command(config) : EXIT_CONFIG);
   };
 
-  // Registered in this order, which is the order `--help` lists them in.
   registerRelayCommands(program, io, withConfig);
-  registerDeliveryCommands(program, io, withConfig);
   registerWaiverCommands(program, io, withConfig);
   registerMailCommands(program, io, withConfig);
-  registerSetupCommands(program, io, withConfig);
   return program;
 }
 
-/** `serve`, `check-config`, `migrate` and `verify-smtp`: running the relay and checking what it needs. */
 function registerRelayCommands(program: Command, io: CliIo, withConfig: RunWithConfig): void {
   program
     .command('serve')
@@ -89,7 +68,7 @@ function registerRelayCommands(program: Command, io: CliIo, withConfig: RunWithC
   program
     .command('migrate')
     .description('bring the store schema up to date (SQLite, or PostgreSQL when DATABASE_URL is set) and exit')
-    .action(() => withConfig(async (config) => (await import('./migrate')).migrateStore(config, io)));
+    .action(() => withConfig(async (config) => (await import('./store-commands')).migrateStore(config, io)));
 
   program
     .command('verify-smtp')
@@ -97,14 +76,8 @@ function registerRelayCommands(program: Command, io: CliIo, withConfig: RunWithC
       'connect to SMTP_URL (OAuth2 token, TLS and login included), get a Graph token, or check that the .eml directory is writable, printing each step; sends nothing',
     )
     .action(() => withConfig(async (config) => (await import('./check-config-command')).verifyTransport(config, io)));
-}
 
-/**
- * Operator commands on the outbox: `deliveries` (list), `retry <id>` / `retry --all-dead` (requeue),
- * `prune --dead --older-than 30d`. They open the same store as `serve` (SQLite or PostgreSQL; safe
- * while it runs: SQLite WAL lets another process write) and never print a body or a secret.
- */
-function registerDeliveryCommands(program: Command, io: CliIo, withConfig: RunWithConfig): void {
+  // On the outbox `serve` uses (safe while it runs: SQLite WAL lets another process write); never a body or a secret.
   program
     .command('deliveries')
     .description('list deliveries, newest first: id, report, NetBox, state, attempts, next attempt, route mails, last error')
@@ -132,10 +105,7 @@ function registerDeliveryCommands(program: Command, io: CliIo, withConfig: RunWi
     .action(async (opts: PruneOptions) => (await import('./delivery-commands')).pruneDeliveries(opts, io, withConfig));
 }
 
-/**
- * `waivers list|add|expire`: accepted exceptions in the store `serve` uses (safe while it runs), with the
- * rules of the dashboard and the admin API; each add and expire prints its audit line (JSON) on stderr.
- */
+/** `waivers list|add|expire`, with the rules of the dashboard and the admin API; each change prints its audit line (JSON) on stderr. */
 function registerWaiverCommands(program: Command, io: CliIo, withConfig: RunWithConfig): void {
   const waivers = program.command('waivers').description('accepted exceptions: list, add or expire waivers (see docs/waivers.md)');
   waivers
@@ -168,7 +138,6 @@ function registerWaiverCommands(program: Command, io: CliIo, withConfig: RunWith
     .action(async (id: string, opts: { author: string }) => (await import('./waiver-commands')).expireWaiver(id, opts, io, withConfig));
 }
 
-/** `preview` and `send-test`: what a mail looks like, and whether the mail server takes one. */
 function registerMailCommands(program: Command, io: CliIo, withConfig: RunWithConfig): void {
   program
     .command('preview')
@@ -197,15 +166,12 @@ function registerMailCommands(program: Command, io: CliIo, withConfig: RunWithCo
     .action((options: { to?: string }) =>
       withConfig(async (config) => (await import('./preview-command')).sendTestCommand(options, config, io)),
     );
-}
 
-/** `backup` and `netbox-setup`: copying the store, and configuring NetBox to call the relay. */
-function registerSetupCommands(program: Command, io: CliIo, withConfig: RunWithConfig): void {
   program
     .command('backup')
     .description('copy the SQLite store (DATA_DIR) to a new file while the relay runs (VACUUM INTO); for PostgreSQL use pg_dump')
     .argument('<file>', 'the backup file to create (must not exist)')
-    .action((file: string) => withConfig(async (config) => (await import('./backup-command')).backupCommand(file, config, io)));
+    .action((file: string) => withConfig(async (config) => (await import('./store-commands')).backupStore(file, config, io)));
 
   program
     .command('netbox-setup')

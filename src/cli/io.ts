@@ -32,16 +32,10 @@ export const EXIT_USAGE = 64;
 /** A command line a command cannot follow: `runCli` prints its message and resolves with EXIT_USAGE. */
 export class UsageError extends Error {}
 
-/**
- * Runs a command that needs the configuration: an invalid one is reported and exits 78, before the command loads.
- * `listens`: the command listens on HOST, or checks what `serve` would (HOST's name must resolve).
- */
+/** Runs a command with the configuration (an invalid one exits 78 before it loads); `listens`: HOST's name must resolve. */
 export type RunWithConfig = (command: (config: Config) => number | Promise<number>, options?: { listens: boolean }) => Promise<void>;
 
-/**
- * The version in the package's own package.json, for `--version` and the boot line: found by walking up from this
- * module (as shared's `findPackageRoot` does) without importing shared, whose door loads zod, which `--help` does not need.
- */
+/** The package's version, for `--version` and the boot line: found without importing shared, whose door loads zod. */
 export function readPackageVersion(): string {
   for (let dir = __dirname; ; dir = path.dirname(dir)) {
     const candidate = path.join(dir, 'package.json');

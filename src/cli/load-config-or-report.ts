@@ -8,10 +8,7 @@ import type { CliIo } from './io';
 /** How long HOST's name may take to resolve: a resolver that does not answer must not hold the start. */
 const HOST_LOOKUP_TIMEOUT_MS = 5_000;
 
-/**
- * Loads the config, or prints every problem by variable name and returns undefined. `found`: problems the caller
- * found itself (HOST's name that does not resolve), said with the rest unless the schema already refused that variable.
- */
+/** Loads the config, or prints every problem (with `found`, unless the schema refused that variable) and returns undefined. */
 export function loadConfigOrReport(io: CliIo, found: ConfigIssue[] = []): Config | undefined {
   let issues = found;
   try {
@@ -27,10 +24,7 @@ export function loadConfigOrReport(io: CliIo, found: ConfigIssue[] = []): Config
   return undefined;
 }
 
-/**
- * HOST given as a name must resolve, as listening on it will ask: checked before start by the commands that listen or
- * say they would (serve, check-config), so a typo is a configuration problem named, not a failed listen.
- */
+/** HOST given as a name must resolve (serve, check-config): a typo is a configuration problem named, not a failed listen. */
 export async function checkHostResolves(env: CliIo['env']): Promise<ConfigIssue[]> {
   const host = env.HOST?.trim();
   if (!host || net.isIP(host) !== 0) return [];

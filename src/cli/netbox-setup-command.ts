@@ -1,27 +1,10 @@
-import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
 import path from 'node:path';
 import { runNetboxSetup, NetboxSetupError, type NetboxSetupFlags } from '../netbox-setup';
-import type { Config, SourceConfig } from '../config';
+import type { Config } from '../config';
 import { DEFAULT_SOURCE_NAME } from '../webhook';
 import { EXIT_CONFIG, EXIT_UNAVAILABLE, EXIT_USAGE, type CliIo } from './io';
 
-/** What a source lacks for `netbox-setup`, named as the operator configures it (variables or SOURCES_FILE fields). */
-function findSourceProblems(source: SourceConfig): string[] {
-  const [url, token] =
-    source.name === DEFAULT_SOURCE_NAME
-      ? ['NETBOX_URL is required (the NetBox address, with its base path if any)', 'NETBOX_TOKEN (or NETBOX_TOKEN_FILE) is required']
-      : [`source ${source.name} needs netbox_url in SOURCES_FILE`, `source ${source.name} needs token_file or token_env in SOURCES_FILE`];
-  const problems: string[] = [];
-  if (!source.netbox.url) problems.push(url);
-  if (!source.netbox.token) problems.push(`${token}: a NetBox API token allowed to write webhooks and event rules`);
-  return problems;
-}
-
-/**
- * `compliance-relay netbox-setup`: checks the flags and the source's NetBox URL and token, then runs the
- * setup with the real network and file system. Resolves with the exit code.
- */
+/** `compliance-relay netbox-setup`: checks the flags and the source's NetBox URL and token, then runs the setup. */
 export async function netboxSetupCommand(flags: NetboxSetupFlags, config: Config, io: CliIo): Promise<number> {
   const fail = (code: number, message: string) => {
     io.stderr.write(`compliance-relay netbox-setup: ${message}.\n`);
@@ -29,7 +12,15 @@ export async function netboxSetupCommand(flags: NetboxSetupFlags, config: Config
   };
   const source = config.sources.find((s) => s.name === (flags.source ?? DEFAULT_SOURCE_NAME));
   if (!source) return fail(EXIT_USAGE, `--source must be one of ${config.sources.map((s) => s.name).join(', ')}`);
-  const problems = findSourceProblems(source);
+  // What the source lacks, named as the operator configures it (variables or SOURCES_FILE fields).
+  const [url, token] =
+    source.name === DEFAULT_SOURCE_NAME
+      ? ['NETBOX_URL is required (the NetBox address, with its base path if any)', 'NETBOX_TOKEN (or NETBOX_TOKEN_FILE) is required']
+      : [`source ${source.name} needs netbox_url in SOURCES_FILE`, `source ${source.name} needs token_file or token_env in SOURCES_FILE`];
+  const problems = [
+    ...(source.netbox.url ? [] : [url]),
+    ...(source.netbox.token ? [] : [`${token}: a NetBox API token allowed to write webhooks and event rules`]),
+  ];
   if (problems.length) return fail(EXIT_CONFIG, problems.join('; '));
   const protocol = URL.canParse(flags.payloadUrl) ? new URL(flags.payloadUrl).protocol : undefined;
   if ((protocol !== 'http:' && protocol !== 'https:') || flags.payloadUrl.length > 500)
@@ -41,20 +32,7 @@ export async function netboxSetupCommand(flags: NetboxSetupFlags, config: Config
   try {
     const secretFile = flags.secretFile ? path.resolve(io.cwd, flags.secretFile) : undefined;
     const ca = source.netbox.caFile ? io.readFile(source.netbox.caFile) : undefined;
-    await runNetboxSetup(
-      { ...flags, secretFile },
-      { source, ca, proxy: config.proxy },
-      {
-        print: (line) => io.stdout.write(`${line}\n`),
-        readSecretFile: (file) => (fs.existsSync(file) ? io.readFile(file).toString('utf8') : undefined),
-        writeSecretFile: (file, secret) => {
-          fs.mkdirSync(path.dirname(file), { recursive: true });
-          // 'wx': never overwrite a secret someone else wrote; mode 0600: readable by its owner only.
-          fs.writeFileSync(file, `${secret}\n`, { mode: 0o600, flag: 'wx' });
-        },
-        generateSecret: () => randomBytes(32).toString('hex'),
-      },
-    );
+    await runNetboxSetup({ ...flags, secretFile }, { source, ca, proxy: config.proxy }, (line) => io.stdout.write(`${line}\n`));
     return 0;
   } catch (error) {
     if (!(error instanceof NetboxSetupError)) throw error;

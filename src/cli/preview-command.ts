@@ -1,15 +1,16 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config';
 import { createReportComposer, readSampleDelivery } from '../compose';
 import { describeMailFailure } from './check-config-command';
-import { loadRenderer, TemplateError, type Renderer } from '../mail';
+import { loadRenderer, TemplateError, type OutgoingMail, type Renderer } from '../mail';
 import { createNotifier } from '../notify';
-import { buildDefaultRoute, type Route } from '../routing';
-import { RelayError, systemClock } from '../shared';
-import { openStore, StorageUnavailableError, type DeliveryRecord, type Store } from '../store';
+import { createRelayDigestComposer, createRelayWaiverBook } from '../relay';
+import { buildDefaultRoute, parseDigestSchedule, type Route } from '../routing';
+import { createSilentLogger, RelayError, systemClock, type Clock } from '../shared';
+import { buildJobDelivery, openStore, StorageUnavailableError, type DeliveryRecord, type DigestJob, type Store } from '../store';
 import { parseDelivery, type ReportDelivery } from '../webhook';
 import { EXIT_CONFIG, EXIT_UNAVAILABLE, EXIT_USAGE, UsageError, type CliIo } from './io';
-import { previewDigest, writePreviewFiles } from './preview-digest';
 import { composeReadOnly, describeOwnerGroups, findOwnerGroups } from './read-only-composer';
 
 export interface PreviewOptions {
@@ -22,14 +23,7 @@ export interface PreviewOptions {
   out: string;
 }
 
-/**
- * `preview`: renders a delivery (a JSON file as NetBox sends it, or one from the store) with the
- * relay's own composer and one route's template set, subject and recipients, and writes subject.txt,
- * mail.html, mail.txt and mail.eml to a directory. Sends nothing and writes nothing to the store.
- * A stored delivery (`--id`, `--last`) is rendered as the worker renders it: the trend against the
- * stored history and the failing tests kept with the report (NetBox is asked only when the store has
- * none, as the worker would), so the preview is the mail that was, or will be, sent (its Date aside).
- */
+/** `preview`: renders a delivery (a file or a stored one) as the worker would for one route and writes its four files; sends nothing. */
 export async function previewCommand(file: string | undefined, options: PreviewOptions, config: Config, io: CliIo): Promise<number> {
   let store: Store | undefined;
   try {
@@ -37,7 +31,7 @@ export async function previewCommand(file: string | undefined, options: PreviewO
     if (options.digest !== undefined) return await previewDigest(options.digest, { period: options.period, out: options.out }, config, io);
     if (file === undefined) store = openStore(config.store);
     const loaded = store ? await readStoredDelivery(store, options) : readDeliveryFile(path.resolve(io.cwd, file!), io);
-    const route = await chooseRoute(config.routing.routes, named, store, loaded.id);
+    const route = await chooseRoute(config, named, store, loaded.id);
     return await writePreview(loaded, route, { config, io, store, out: options.out, group: options.group });
   } catch (error) {
     if (error instanceof UsageError) throw error;
@@ -52,7 +46,6 @@ export async function previewCommand(file: string | undefined, options: PreviewO
   }
 }
 
-/** The route `--route` names (undefined when not given); a UsageError when the options do not go together. */
 function checkOptions(file: string | undefined, options: PreviewOptions, config: Config): Route | undefined {
   const given = [file !== undefined, options.id !== undefined, options.last === true, options.digest !== undefined].filter(Boolean);
   if (given.length !== 1) throw new UsageError('preview needs exactly one of <delivery.json>, --id N, --last, --digest ROUTE');
@@ -64,20 +57,14 @@ function checkOptions(file: string | undefined, options: PreviewOptions, config:
   return route;
 }
 
-/** The route asked for; else the first the delivery was mailed on; else the first configured. */
-async function chooseRoute(
-  routes: readonly Route[],
-  named: Route | undefined,
-  store: Store | undefined,
-  deliveryId: number,
-): Promise<Route> {
+async function chooseRoute(config: Config, named: Route | undefined, store: Store | undefined, deliveryId: number): Promise<Route> {
   if (named) return named;
+  const { routes } = config.routing;
   const mailed = store ? (await store.listRouteMails([deliveryId])).find((m) => m.outcome === 'send') : undefined;
   // A digest route mails no report: the first per-report route stands in (else the first route).
   return routes.find((r) => r.name === (mailed?.ownerGroup?.route ?? mailed?.route)) ?? routes.find((r) => !r.digest) ?? routes[0];
 }
 
-/** Composes the route's mail as the worker does (history read, never written) and writes its four files. */
 async function writePreview(
   delivery: DeliveryRecord,
   route: Route,
@@ -99,15 +86,12 @@ async function writePreview(
   });
 }
 
-/**
- * `send-test`: sends the sample report (validity's documented delivery) through the configured
- * notifier to `--to` (default: the first route's recipients) and prints the server's answer.
- */
+/** `send-test`: sends the sample report through the configured notifier to `--to` (default: the first route's) and prints the answer. */
 export async function sendTestCommand(options: { to?: string }, config: Config, io: CliIo): Promise<number> {
   const to = options.to
     ? options.to
-        .split(',')
-        .map((s) => s.trim())
+        .trim()
+        .split(/\s*,\s*/)
         .filter(Boolean)
     : undefined;
   const route: Route = to ? buildDefaultRoute({ to, cc: [], bcc: [] }) : config.routing.routes[0];
@@ -128,10 +112,7 @@ export async function sendTestCommand(options: { to?: string }, config: Config, 
   }
 }
 
-/**
- * The composer the relay uses, for one route and the default source (always the first), without NetBox enrichment (nothing is
- * fetched or stored), and with `[test] ` before the subject.
- */
+/** The relay's composer for one route and the default source, without NetBox enrichment, with `[test] ` before the subject. */
 function createSendTestComposer(config: Config, route: Route) {
   const source = config.sources[0];
   const loaded = loadRenderer(config.mail.templatesDir);
@@ -154,7 +135,6 @@ function createSendTestComposer(config: Config, route: Route) {
   });
 }
 
-/** A parsed delivery as the worker claims it (the composer takes its typed report as it is). */
 function toClaimedDelivery(parsed: ReportDelivery, body?: Buffer): DeliveryRecord {
   return { ...parsed, id: 0, reportId: parsed.report.id, body, attempts: 1 } as DeliveryRecord;
 }
@@ -172,8 +152,6 @@ async function readStoredDelivery(store: Store, options: PreviewOptions): Promis
     throw new UsageError(`--id must be a delivery id (a number), got "${options.id}"`);
   if (options.last) id = (await store.listDeliveries({ limit: 1 }))[0]?.id;
   if (id === undefined) throw new UsageError('the store has no delivery yet');
-  // The typed report (record.report) is what the worker composes from; a row stored before
-  // migration 6 has none and the composer parses the body instead, as the worker would.
   const record = await store.getDelivery(id);
   const body = record ? await store.getDeliveryBody(id) : undefined;
   if (!record || !body) throw new UsageError(`no delivery ${id} in the store (or its body was pruned)`);
@@ -185,4 +163,66 @@ function describe(error: unknown): string {
     return `${error.code}: ${error.message}${error.issues ? ` (${error.issues.map((i) => `${i.path}: ${i.message}`).join('; ')})` : ''}`;
   const err = error as NodeJS.ErrnoException;
   return err?.code ? `${err.code}: ${err.message}` : String((error as Error)?.message ?? error);
+}
+
+/** `--period`: `last` (default: ended at the schedule's latest tick), `current` (that tick to now) or `<from>/<to>` (ISO 8601). */
+function parseDigestPeriod(value: string | undefined, route: Route, timezone: string, now: number): DigestJob {
+  const job = (periodStart: number, periodEnd: number) => ({ route: route.name, periodStart, periodEnd, late: false, queuedAt: now });
+  const schedule = parseDigestSchedule(route.digest!.schedule, timezone);
+  const tick = schedule.tickAtOrBefore(now);
+  if (value === undefined || value === 'last' || value === 'current') {
+    if (tick === null) throw new UsageError(`the schedule of route ${route.name} has no tick before now`);
+    if (value === 'current') return job(tick, now);
+    return job(schedule.tickAtOrBefore(tick - 1) ?? tick - 1, tick);
+  }
+  const [from, to, extra] = value.split('/');
+  const start = Date.parse(from);
+  const end = Date.parse(to ?? '');
+  if (extra !== undefined || Number.isNaN(start) || Number.isNaN(end) || end <= start) {
+    throw new UsageError(`--period must be last, current or <from>/<to> (ISO 8601, from before to), not "${value}"`);
+  }
+  return job(start, end);
+}
+
+/** `preview --digest ROUTE`: a digest from the stored history; `last` is the recorded one for the latest tick when there is one. */
+async function previewDigest(routeName: string, options: { period?: string; out: string }, config: Config, io: CliIo): Promise<number> {
+  const clock: Clock = io.clock ?? systemClock;
+  const route = config.routing.routes.find((r) => r.name === routeName && r.digest);
+  if (!route) {
+    const digests = config.routing.routes.filter((r) => r.digest).map((r) => r.name);
+    throw new UsageError(`no digest route "${routeName}" (digest routes: ${digests.join(', ') || 'none'})`);
+  }
+  const timezone = route.digest!.timezone ?? config.mail.timezone;
+  const job = parseDigestPeriod(options.period, route, timezone, clock.now());
+  const renderer = loadRenderer(config.mail.templatesDir);
+  const store: Store = openStore(config.store);
+  try {
+    if (options.period === undefined || options.period === 'last') {
+      // As recorded when a digest ended at this tick: after a missed tick (or a first digest) it started earlier, maybe late.
+      const periods = await store.listDigestPeriods({ route: route.name, limit: 1000 });
+      const recorded = periods.find((p) => p.periodEnd === job.periodEnd && p.deliveryId !== null);
+      if (recorded) Object.assign(job, { periodStart: recorded.periodStart, late: recorded.late, queuedAt: recorded.queuedAt });
+    }
+    const waivers = createRelayWaiverBook(config, { clock, logger: createSilentLogger() }, store);
+    const composeDigest = createRelayDigestComposer(config, { clock }, { store, renderer, waivers, routes: [route] });
+    const { message: mail } = await composeDigest({ ...buildJobDelivery({ kind: 'digest', job }), id: 0 } as DeliveryRecord);
+    const period = `${new Date(job.periodStart).toISOString()} to ${new Date(job.periodEnd).toISOString()}`;
+    writePreviewFiles(io, options.out, mail, `Digest ${route.name}, ${period}`);
+    return 0;
+  } finally {
+    await store.close();
+  }
+}
+
+function writePreviewFiles(io: CliIo, out: string, mail: OutgoingMail, headline: string, details = ''): void {
+  const dir = path.resolve(io.cwd, out);
+  fs.mkdirSync(dir, { recursive: true });
+  const files = { 'subject.txt': `${mail.subject}\n`, 'mail.html': mail.html, 'mail.txt': mail.text, 'mail.eml': mail.raw };
+  for (const [name, content] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), content);
+  io.stdout.write(
+    `${headline}: ${mail.subject}\n` +
+      `Envelope: from ${mail.envelope.from} to ${mail.envelope.to.join(', ')}\n` +
+      details +
+      `Wrote subject.txt, mail.html, mail.txt and mail.eml to ${dir}\n`,
+  );
 }

@@ -6,11 +6,7 @@ import { createRoutePlanner, type Route } from '../routing';
 import { createSilentLogger, systemClock } from '../shared';
 import type { DeliveryRecord, OwnerGroupPlan, Store } from '../store';
 
-/**
- * Composes `delivery` with the relay's report composer for a command that looks and does not send (`preview`,
- * `check-config --online`): the series' history read from the store as the worker reads it, never written (a
- * no-op save), and the failures stored with the report. `use` runs while its source's NetBox client is open.
- */
+/** Composes `delivery` as the worker does, history read but never written; `use` runs while its NetBox client is open. */
 export async function composeReadOnly<T>(
   config: Config,
   delivery: DeliveryRecord,
@@ -41,11 +37,9 @@ export async function composeReadOnly<T>(
   }
 }
 
-/**
- * The owner groups of route `name` (by owner, or narrowed by a `device` condition) for a delivery, and whether they are
- * the recorded ones: as recorded when the delivery was planned, else resolved now from NetBox exactly as the worker would
- * (with `routes` in order, so `continue` counts, and the configured sources, so `source_tags` counts), nothing stored.
- */
+type OwnerGroups = { groups: OwnerGroupPlan[]; recorded: boolean };
+
+/** Route `name`'s owner groups for a delivery: as recorded when planned, else resolved now as the worker would (nothing stored). */
 export async function findOwnerGroups(
   config: Config,
   routes: readonly Route[],
@@ -53,7 +47,7 @@ export async function findOwnerGroups(
   delivery: DeliveryRecord,
   composed: ComposedReport,
   store: Store | undefined,
-): Promise<{ groups: OwnerGroupPlan[]; recorded: boolean }> {
+): Promise<OwnerGroups> {
   const mails = store && delivery.id > 0 ? await store.listRouteMails([delivery.id]) : [];
   const recorded = mails.flatMap((m) => (m.ownerGroup?.route === name ? [m.ownerGroup] : []));
   if (recorded.length > 0) return { groups: recorded, recorded: true };
@@ -66,12 +60,7 @@ export async function findOwnerGroups(
   return { groups: plan.flatMap((m) => (m.ownerGroup?.route === name ? [m.ownerGroup] : [])), recorded: false };
 }
 
-/** "Owner groups (as recorded when the delivery was planned): …", one line per group, the one shown marked. */
-export function describeOwnerGroups(
-  owners: Awaited<ReturnType<typeof findOwnerGroups>>,
-  shown: OwnerGroupPlan | null,
-  indent = '',
-): string {
+export function describeOwnerGroups(owners: OwnerGroups, shown: OwnerGroupPlan | null, indent = ''): string {
   if (owners.groups.length === 0) return '';
   const how = owners.recorded ? 'as recorded when the delivery was planned' : 'resolved now from NetBox; nothing is stored';
   const lines = owners.groups.map((g) => {

@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import http, { type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { HTTP_HEADERS_TIMEOUT_MS, HTTP_REQUEST_TIMEOUT_MS, redactConfig, type Config } from '../config';
@@ -11,13 +12,7 @@ import { EXIT_CONFIG, readPackageVersion, type CliIo } from './io';
 /** Why a DATA_DIR cannot be had that only the operator can change: a file in its place, no right to write, a read-only disk. */
 const DATA_DIR_REFUSALS = new Set(['EEXIST', 'ENOTDIR', 'EACCES', 'EPERM', 'EROFS']);
 
-/**
- * `compliance-relay serve`: takes the data directory (SQLite), binds the port, then builds the relay
- * (SQLite migrates as it opens), releases what a previous process left in flight and starts the
- * worker. In that order, a relay that cannot start (the directory or the port taken) has changed
- * nothing. On SIGTERM/SIGINT it stops accepting, lets sends in flight finish within
- * SHUTDOWN_TIMEOUT_MS, closes the mail transport and the store. Resolves with the exit code once everything is closed.
- */
+/** `serve`: locks DATA_DIR, binds the port, then builds and starts the relay (so a failed start changed nothing); ends on a signal. */
 export async function serve(config: Config, io: CliIo): Promise<number> {
   const format = io.stdoutIsTty === true ? 'pretty' : 'json';
   const logger = createLogger({ level: config.log.level, format, secrets: config.secretValues });
@@ -67,15 +62,11 @@ export async function serve(config: Config, io: CliIo): Promise<number> {
   return waitForSignal(gate.server, relay, { config, io, logger, lock });
 }
 
-/**
- * The HTTP server, listening before the relay exists: requests that arrive while it starts wait for
- * it (a webhook is never answered by a half-built relay), then go to the app.
- */
+/** The HTTP server, listening before the relay exists: requests that arrive meanwhile wait for the app (never a half-built relay). */
 function createGatedServer(): { server: http.Server; open: (app: RequestListener) => void } {
   let app: RequestListener | undefined;
   const waiting: (() => void)[] = [];
-  // Node looks for expired header/request timeouts only every connectionsCheckingInterval (30 s by
-  // default): check often enough that the headers timeout is what a slow client really gets.
+  // Node checks header/request timeouts every connectionsCheckingInterval (30 s by default): often enough to hold them.
   const server = http.createServer({ connectionsCheckingInterval: Math.min(1_000, HTTP_HEADERS_TIMEOUT_MS) }, (req, res) => {
     if (app) app(req, res);
     else waiting.push(() => app!(req, res));
@@ -93,16 +84,10 @@ function createGatedServer(): { server: http.Server; open: (app: RequestListener
   };
 }
 
-/** Listens on PORT/HOST; a port that cannot be had is logged as one line saying what to change. */
 async function bindPort(server: http.Server, config: Config, logger: Logger): Promise<boolean> {
   try {
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(config.http.port, config.http.host, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
+    // `once` rejects with the 'error' a failed listen emits instead of 'listening'.
+    await once(server.listen(config.http.port, config.http.host), 'listening');
     return true;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
@@ -113,43 +98,31 @@ async function bindPort(server: http.Server, config: Config, logger: Logger): Pr
   }
 }
 
-/** The shutdown on SIGTERM/SIGINT: no new requests, sends in flight finished, then the store and the lock let go. */
-function waitForSignal(
-  server: http.Server,
-  relay: Relay,
-  context: { config: Config; io: CliIo; logger: Logger; lock: DataDirLock | undefined },
-): Promise<number> {
-  const { config, io, logger, lock } = context;
-  return new Promise<number>((resolve) => {
-    let shuttingDown = false;
-    io.onSignal((signal) => {
-      if (shuttingDown) return;
-      shuttingDown = true;
-      logger.info({ signal }, 'shutting down: no new requests; finishing sends in flight');
-      const closed = new Promise<void>((done) => server.close(() => done()));
-      server.closeIdleConnections();
-      const force = setTimeout(() => server.closeAllConnections(), config.http.shutdownTimeoutMs);
-      force.unref();
-      void closed
-        .then(() => relay.stop())
-        .then(
-          () => {
-            clearTimeout(force);
-            lock?.release();
-            logger.info('stopped');
-            resolve(0);
-          },
-          (error: unknown) => {
-            lock?.release();
-            logger.error({ err: error }, 'error while stopping');
-            resolve(1);
-          },
-        );
-    });
-  });
+/** On SIGTERM/SIGINT: no new requests, sends in flight finished, then the store and the lock let go. */
+async function waitForSignal(server: http.Server, relay: Relay, { config, io, logger, lock }: Shutdown): Promise<number> {
+  // A second signal resolves nothing more: the shutdown under way goes on.
+  const signal = await new Promise<string>((resolve) => io.onSignal(resolve));
+  logger.info({ signal }, 'shutting down: no new requests; finishing sends in flight');
+  const closed = new Promise<void>((done) => server.close(() => done()));
+  server.closeIdleConnections();
+  const force = setTimeout(() => server.closeAllConnections(), config.http.shutdownTimeoutMs);
+  force.unref();
+  try {
+    await closed;
+    await relay.stop();
+    clearTimeout(force);
+    lock?.release();
+    logger.info('stopped');
+    return 0;
+  } catch (error) {
+    lock?.release();
+    logger.error({ err: error }, 'error while stopping');
+    return 1;
+  }
 }
 
-/** A second relay on one SQLite directory: who holds it, and the two ways on. */
+type Shutdown = { config: Config; io: CliIo; logger: Logger; lock: DataDirLock | undefined };
+
 export function describeLockedDataDir(error: DataDirLockedError): string {
   return (
     `DATA_DIR ${error.dataDir} is in use by another relay (PID ${error.pid ?? 'unknown'}); nothing was changed. ` +
@@ -158,7 +131,6 @@ export function describeLockedDataDir(error: DataDirLockedError): string {
   );
 }
 
-/** Why PORT/HOST cannot be listened on, and what to change; undefined for errors a user cannot cause. */
 export function describeListenError(code: string | undefined, where: { host: string; port: number }): string | undefined {
   const at = `PORT=${where.port} on HOST=${where.host}`;
   if (code === 'EADDRINUSE')
@@ -170,7 +142,6 @@ export function describeListenError(code: string | undefined, where: { host: str
   return undefined;
 }
 
-/** The boot line: the relay's version, what it stores in, mails through and talks to, in one short sentence. */
 export function describeBoot(config: Config, transports?: readonly TransportDescriptor[]): string {
   const store = config.store.databaseUrl ? `PostgreSQL (pool ${PG_POOL_SIZE})` : `SQLite in ${config.store.dataDir}`;
   const mail = findTransport(config.transport, transports).describeStart(config.transport.settings);

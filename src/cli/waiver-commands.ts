@@ -4,13 +4,9 @@ import { createLogger, RelayError, systemClock } from '../shared';
 import { formatTable, withStore, type Column } from './delivery-commands';
 import { EXIT_USAGE, UsageError, type CliIo, type RunWithConfig } from './io';
 
-/** `waivers list`'s flags: the book's filter by name, the status as typed (checked here), and `--json`. */
 export type WaiverListOptions = Pick<WaiverFilter, 'source' | 'test' | 'device'> & { status?: string; json?: boolean };
 
-/**
- * Runs one waiver action on the book of this store, its audit lines on stderr as JSON beside the command's
- * own output; a refusal (invalid, unknown, read-only, ended) prints its reasons and exits 64.
- */
+/** Runs one waiver action, its audit lines on stderr as JSON; a refusal (invalid, unknown, read-only, ended) exits 64. */
 function withBook(io: CliIo, withConfig: RunWithConfig, fn: (book: WaiverBook) => Promise<void>): Promise<void> {
   return withStore(io, withConfig, async (store, config) => {
     const logger = createLogger({
@@ -25,18 +21,14 @@ function withBook(io: CliIo, withConfig: RunWithConfig, fn: (book: WaiverBook) =
     } catch (error) {
       if (!(error instanceof RelayError) || error.status >= 500) throw error;
       io.stderr.write(`compliance-relay: ${error.message}\n`);
-      for (const issue of error.issues ?? []) io.stderr.write(`  - --${toFlag(issue.path)}: ${issue.message}\n`);
+      // `allDevices` → `--all-devices`: issues name the flag the user typed.
+      const flag = (path: string) => path.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+      for (const issue of error.issues ?? []) io.stderr.write(`  - --${flag(issue.path)}: ${issue.message}\n`);
       return EXIT_USAGE;
     }
   });
 }
 
-/** `allDevices` → `all-devices`: issues name the flag the user typed. */
-function toFlag(path: string): string {
-  return path.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
-}
-
-/** `waivers list`: stored and WAIVERS_FILE waivers, newest first, as a table or JSON. */
 export async function listWaivers(opts: WaiverListOptions, io: CliIo, withConfig: RunWithConfig): Promise<void> {
   if (opts.status !== undefined && !(WAIVER_STATUSES as readonly string[]).includes(opts.status)) {
     throw new UsageError(`--status must be one of ${WAIVER_STATUSES.join(', ')}`);
@@ -50,7 +42,6 @@ export async function listWaivers(opts: WaiverListOptions, io: CliIo, withConfig
   });
 }
 
-/** `waivers add`: the flags checked with the same rules as the dashboard and the API. */
 export async function addWaiver(opts: object, io: CliIo, withConfig: RunWithConfig): Promise<void> {
   await withBook(io, withConfig, async (book) => {
     const waiver = await book.add(opts);
@@ -58,7 +49,6 @@ export async function addWaiver(opts: object, io: CliIo, withConfig: RunWithConf
   });
 }
 
-/** `waivers expire <id>`: ends a stored waiver now; it stays listed as expired. */
 export async function expireWaiver(id: string, opts: { author: string }, io: CliIo, withConfig: RunWithConfig): Promise<void> {
   await withBook(io, withConfig, async (book) => {
     const waiver = await book.expire(id, opts.author);

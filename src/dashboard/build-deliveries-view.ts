@@ -3,10 +3,8 @@ import { describeMailError } from '../notify';
 import { DELIVERY_STATES, type DeliveryRecord, type DeliveryState, type RouteMailRecord } from '../store';
 import { buildFilterParams, type ListQuery } from '../http';
 import type { PassChartView } from './build-pass-chart';
-import type { DashboardOptions, DigestsInput } from './dashboard-options';
-import type { DeliveryContent } from './read-delivery-content';
-import { describeContent } from './build-delivery-view';
-import type { Page } from './render-page';
+import { describeContent, type DeliveryContent } from './build-delivery-view';
+import type { DashboardOptions, DigestsInput, Page } from './render-page';
 
 /** One page of the list and the keys of its neighbours, when there are any (keyset paging: ids, never offsets). */
 export interface ListPage {
@@ -15,7 +13,6 @@ export interface ListPage {
   newerThan?: number;
 }
 
-/** With more than one source, each row names its source and the list filters by it. */
 export interface DeliveriesInput extends Pick<DashboardOptions, 'failures' | 'routeNames' | 'sources'> {
   list?: ListPage;
   /** The query as given (kept in the form), and its problems when it is invalid. */
@@ -68,12 +65,8 @@ function buildListView(page: Page, input: DeliveriesInput, list: ListPage) {
   };
 }
 
-function buildRowView(
-  { record: d, content, netboxLink, routes }: ListPage['rows'][number],
-  page: Page,
-  input: DeliveriesInput,
-  back: string,
-) {
+function buildRowView(row: ListPage['rows'][number], page: Page, input: DeliveriesInput, back: string) {
+  const { record: d, content } = row;
   const high = content.kind === 'report' && content.counts.HIGH.passed < content.counts.HIGH.count ? content.counts.HIGH : undefined;
   return {
     d,
@@ -82,10 +75,10 @@ function buildRowView(
     what: describeContent(content),
     high: high && { failed: high.count - high.passed, count: high.count },
     catchUp: d.receivedVia === 'catch-up',
-    netboxLink,
+    netboxLink: row.netboxLink,
     oneAttempt: d.attempts === 1,
     nextTry: d.state === 'retrying' && d.nextAttemptAt !== null ? page.formatTime(d.nextAttemptAt) : undefined,
-    routes: routes.map((r) => `${r.route}: ${r.outcome === 'send' ? r.state : r.outcome}`).join(', '),
+    routes: row.routes.map((r) => `${r.route}: ${r.outcome === 'send' ? r.state : r.outcome}`).join(', '),
     error: d.lastError
       ? {
           words: describeFailure(d.lastErrorCode, d.lastError, input.failures),
@@ -103,10 +96,7 @@ function buildAction(d: DeliveryRecord, back: string) {
   return undefined;
 }
 
-/**
- * A failure in words: what to change when a user can fix it (refused, DNS, TLS, certificate, login: the
- * same words as `verify-smtp`), else the catalogue's words for its code; then whether it is tried again.
- */
+/** A failure in words (what to change when a user can fix it, as `verify-smtp` says), then whether it is tried again. */
 function describeFailure(code: string | null, error: string, catalogue: FailureCatalogue): string {
   const facts = readFailureFacts(code, catalogue);
   const fixable = code ? describeMailError({ code, message: error }) : undefined;

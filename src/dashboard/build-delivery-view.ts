@@ -1,16 +1,35 @@
 import { buildEmlFileName, findMessageId, readHeaderBlock } from '../http';
-import { formatPercent } from '../report';
-import type { DeliveryRecord, RouteMailRecord, SentMessage } from '../store';
+import { formatPercent, type ReportCounts } from '../report';
+import { parseJobDelivery, type DeliveryRecord, type InternalJob, type RouteMailRecord, type SentMessage, type Store } from '../store';
+import { parseDelivery, type ReportFields } from '../webhook';
 import { CHART_SERIES } from './build-pass-chart';
-import type { DeliveryContent } from './read-delivery-content';
 import type { Page } from './render-page';
+
+export type DeliveryContent =
+  { kind: 'report'; report: ReportFields; counts: ReportCounts } | InternalJob | { kind: 'other'; reason: string };
+
+/** What a delivery holds, from the typed fields parsed at ingest (no body read); only a record without them loads its body. */
+export async function readDeliveryContent(record: DeliveryRecord, store: Pick<Store, 'getDeliveryBody'>): Promise<DeliveryContent> {
+  if (record.report && record.counts) return { kind: 'report', report: record.report, counts: record.counts };
+  const body = await store.getDeliveryBody(record.id);
+  if (!body) return { kind: 'other', reason: 'the stored body is gone' };
+  const job = parseJobDelivery(record.dedupKey, body);
+  if (job) return job;
+  try {
+    const parsed = parseDelivery(body);
+    return parsed.kind === 'report'
+      ? { kind: 'report', report: parsed.report, counts: parsed.counts }
+      : { kind: 'other', reason: parsed.reason };
+  } catch (error) {
+    return { kind: 'other', reason: (error as Error).message };
+  }
+}
 
 /** The view of templates/dashboard/delivery.hbs: what a delivery holds, what happened, and the exact mail that was sent. */
 export function buildDeliveryView(input: {
   page: Page;
   record: DeliveryRecord;
   content: DeliveryContent;
-  /** In the order they were sent. */
   sent: SentMessage[];
   reportLink?: string;
   routes?: RouteMailRecord[];
@@ -53,7 +72,6 @@ export function buildDeliveryView(input: {
   };
 }
 
-/** One route's mail as it was sent: where it went, its Message-ID, the .eml, headers, HTML and text parts. */
 function buildSentMailView(deliveryId: number, m: SentMessage, formatTime: (ms: number) => string) {
   const headers = readHeaderBlock(m.raw);
   return {
@@ -76,7 +94,6 @@ function buildSentMailView(deliveryId: number, m: SentMessage, formatTime: (ms: 
 /** Before the mail in its srcdoc: its own CSP, a second fence in case a browser does not apply the page's to srcdoc. */
 const SRCDOC_CSP = `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">`;
 
-/** "devices: sw1, sw2", with the group's fixed devices after them, or "the whole report". */
 function describeGroupDevices(group: { devices: string[]; fixedDevices?: string[] }): string {
   const fixed = group.fixedDevices?.length ? `fixed, failing nothing now: ${group.fixedDevices.join(', ')}` : '';
   const failing = group.devices.length ? `devices: ${group.devices.join(', ')}` : '';

@@ -23,15 +23,12 @@ const CHAR_WIDTH_PX = 7;
 const LABEL_GAP_PX = 10;
 
 /** Wide for a desk, narrow (fewer labels, same font size) for a phone. */
-const CHART_LAYOUTS = {
-  wide: { width: 760, className: 'pass-chart' },
-  narrow: { width: 360, className: 'pass-chart-narrow' },
-} as const;
+const CHART_LAYOUTS = [
+  { width: 760, className: 'pass-chart' },
+  { width: 360, className: 'pass-chart-narrow' },
+] as const;
 
-/**
- * Which points get a date under the axis: every `step`-th from the newest backwards, the step wide
- * enough that no two labels overlap, and a day already shown by the label before it is not repeated.
- */
+/** Which points get a date under the axis: every `step`-th from the newest, no two overlapping, no day repeated. */
 function chooseAxisLabels(days: readonly string[], plotWidthPx: number): boolean[] {
   const spacing = days.length <= 1 ? plotWidthPx : plotWidthPx / (days.length - 1);
   const widest = Math.max(0, ...days.map((d) => d.length)) * CHAR_WIDTH_PX + LABEL_GAP_PX;
@@ -48,31 +45,25 @@ function chooseAxisLabels(days: readonly string[], plotWidthPx: number): boolean
 
 type ChartOptions = { source?: string; emptyText?: string };
 
-/** The view of templates/dashboard/pass-chart.hbs. */
 export type PassChartView = ReturnType<typeof buildPassChart>;
 
-/**
- * Pass percentage per severity across the reports of one NetBox source, as inline SVG built on the server (no script,
- * no CDN), wide and narrow (CSS shows one). A severity with no results in a report leaves a gap in its line rather than a fake 0 %.
- */
+/** Pass percentage per severity as server-built SVG, wide and narrow; a severity without results leaves a gap, not a fake 0 %. */
 export function buildPassChart(reports: readonly ChartReport[], options: ChartOptions = {}) {
   return {
     source: options.source,
     reports: reports.length,
-    layouts: [buildLayout(reports, CHART_LAYOUTS.wide, options), buildLayout(reports, CHART_LAYOUTS.narrow, options)],
+    layouts: CHART_LAYOUTS.map((layout) => buildLayout(reports, layout, options)),
   };
 }
 
-function buildLayout(reports: readonly ChartReport[], layout: (typeof CHART_LAYOUTS)['wide' | 'narrow'], options: ChartOptions) {
+function buildLayout(reports: readonly ChartReport[], layout: (typeof CHART_LAYOUTS)[number], options: ChartOptions) {
   const { width: WIDTH, className } = layout;
   const plotW = WIDTH - PAD.left - PAD.right;
   const plotH = HEIGHT - PAD.top - PAD.bottom;
   const x = (i: number) => PAD.left + (reports.length <= 1 ? plotW / 2 : (i * plotW) / (reports.length - 1));
   const y = (percent: number) => PAD.top + plotH - (percent / 100) * plotH;
-  const labelled = chooseAxisLabels(
-    reports.map((r) => r.day),
-    plotW,
-  );
+  const days = reports.map((r) => r.day);
+  const labelled = chooseAxisLabels(days, plotW);
   const series = CHART_SERIES.map(({ key, name, colour, dash }) => {
     const segments: string[][] = [[]];
     const dots = reports.flatMap((r, i) => {

@@ -3,7 +3,6 @@ import { buildWaiverFormPath, classifyWaiver, WAIVER_MAX_DAYS_AHEAD, WAIVER_STAT
 import type { Waiver, WaiverFilter, WaiverRequest, WaiverStatus } from '../waivers';
 import type { Page } from './render-page';
 
-/** The list's filters as typed (kept in the form). */
 export type WaiverListQuery = Pick<WaiverFilter, 'status' | 'source' | 'test' | 'device'>;
 
 /** The add form's fields as typed or pre-filled (from the mail's "Accept as an exception…" link). */

@@ -2,39 +2,74 @@ import express, { type NextFunction, type Request, type Response, type Router } 
 import { recordTokenAttempt } from '../http';
 import { formatDateTime } from '../report';
 import { createAuthThrottle } from '../shared';
-import type { DashboardOptions } from './dashboard-options';
-import { registerDeliveryPages, type Authed, type DashboardDeps } from './delivery-pages';
-import { DASHBOARD_CSP, sendPage } from './render-page';
+import { registerDeliveryPages } from './delivery-pages';
+import {
+  createSessionKeys,
+  DASHBOARD_CSP,
+  readCookie,
+  sendPage,
+  SESSION_COOKIE,
+  SESSION_TTL_MS,
+  type Authed,
+  type DashboardDeps,
+  type DashboardOptions,
+} from './render-page';
 import { registerWaiverPages } from './waiver-pages';
-import { createSessionKeys, readCookie, SESSION_COOKIE, SESSION_TTL_MS, type Session } from './session';
 
-/**
- * The dashboard at /ui, behind a login that exchanges ADMIN_TOKEN for a signed HttpOnly, SameSite=Strict
- * session cookie; every POST carries a per-session CSRF token. No JavaScript anywhere, and a CSP that forbids it.
- */
+/** The dashboard at /ui: ADMIN_TOKEN buys a signed session cookie, every POST carries a CSRF token, and no script runs. */
 export function createDashboardRouter(options: DashboardOptions): Router {
   const router = express.Router();
-  router.use(setSecurityHeaders);
+  // No scripts, no framing, no caching, no referrer.
+  router.use((_req, res, next) => {
+    res.set({
+      'Content-Security-Policy': DASHBOARD_CSP,
+      'Cache-Control': 'no-store',
+      'X-Content-Type-Options': 'nosniff',
+      'X-Frame-Options': 'DENY',
+      'Referrer-Policy': 'no-referrer',
+    });
+    next();
+  });
   if (!options.adminToken) {
     router.use((_req, res) => sendPage(res, 404, 'Dashboard off', 'dashboard-off'));
     return router;
   }
 
+  const keys = createSessionKeys(options.adminToken);
   const deps: DashboardDeps = {
     options,
-    keys: createSessionKeys(options.adminToken),
+    keys,
     formatTime: (ms: number) => formatDateTime(new Date(ms).toISOString(), options.timezone),
   };
   const form = express.urlencoded({ extended: false, limit: '4kb', parameterLimit: 10 });
-  const requireCsrf = createCsrfCheck(deps);
+  const readSession = (req: Request) => keys.verify(readCookie(req.get('cookie'), SESSION_COOKIE), options.clock.now());
+  const requireCsrf = (req: Authed, res: Response, next: NextFunction) => {
+    if (keys.verifyCsrf(req.session!, (req.body as Record<string, unknown> | undefined)?.csrf)) return next();
+    sendPage(res, 403, 'Refused', 'refused');
+  };
+  const attempts = { ...options, throttle: options.throttle ?? createAuthThrottle() };
 
   router.get('/login', (req, res) => {
-    if (readSession(deps, req)) return res.redirect(303, '/ui');
+    if (readSession(req)) return res.redirect(303, '/ui');
     sendPage(res, 200, 'Log in', 'login');
   });
-  router.post('/login', form, createLoginHandler(deps));
-  // Everything below needs a session; a browser without one is sent to the login form.
-  router.use(createSessionGuard(deps));
+  // Failures are slowed down per address; the token is checked first: the right one is always accepted.
+  router.post('/login', form, async (req, res) => {
+    const token = (req.body as Record<string, unknown> | undefined)?.token;
+    if (!(await recordTokenAttempt(attempts, req, keys.verifyAdminToken(token), 'dashboard: failed login')))
+      return sendPage(res, 401, 'Log in', 'login', { error: 'That is not the admin token.' });
+    const { cookie } = keys.issue(options.clock.now());
+    res.cookie(SESSION_COOKIE, cookie, { httpOnly: true, sameSite: 'strict', secure: req.secure, path: '/ui', maxAge: SESSION_TTL_MS });
+    options.logger.info({ ip: req.ip }, 'dashboard: logged in');
+    res.redirect(303, '/ui');
+  });
+  // Everything below needs a session (as `req.session`); a GET without one goes to the login form.
+  router.use((req: Authed, res, next) => {
+    req.session = readSession(req);
+    if (req.session) return next();
+    if (req.method === 'GET') return res.redirect(303, '/ui/login');
+    sendPage(res, 401, 'Log in', 'login', { error: 'Your session has ended: log in again.' });
+  });
   router.post('/logout', form, requireCsrf, (_req, res) => {
     res.clearCookie(SESSION_COOKIE, { path: '/ui', httpOnly: true, sameSite: 'strict' });
     res.redirect(303, '/ui/login');
@@ -42,57 +77,4 @@ export function createDashboardRouter(options: DashboardOptions): Router {
   registerDeliveryPages(router, deps, form, requireCsrf);
   if (options.waivers) registerWaiverPages(router, { ...deps, book: options.waivers }, requireCsrf);
   return router;
-}
-
-/** Headers on every dashboard answer: no scripts, no framing, no caching, no referrer. */
-function setSecurityHeaders(_req: Request, res: Response, next: NextFunction): void {
-  res.set({
-    'Content-Security-Policy': DASHBOARD_CSP,
-    'Cache-Control': 'no-store',
-    'X-Content-Type-Options': 'nosniff',
-    'X-Frame-Options': 'DENY',
-    'Referrer-Policy': 'no-referrer',
-  });
-  next();
-}
-
-function readSession(deps: DashboardDeps, req: Request): Session | undefined {
-  return deps.keys.verify(readCookie(req.get('cookie'), SESSION_COOKIE), deps.options.clock.now());
-}
-
-/** POST /login: the admin token for a session cookie; failures are slowed down per address. */
-function createLoginHandler(deps: DashboardDeps): (req: Request, res: Response) => Promise<void> {
-  const { options, keys } = deps;
-  const attempts = { ...options, throttle: options.throttle ?? createAuthThrottle() };
-  return async (req, res) => {
-    const token = (req.body as Record<string, unknown> | undefined)?.token;
-    // The token is checked first: the right one is always accepted, whatever failed before.
-    if (!(await recordTokenAttempt(attempts, req, keys.verifyAdminToken(token), 'dashboard: failed login')))
-      return sendPage(res, 401, 'Log in', 'login', { error: 'That is not the admin token.' });
-    const { cookie } = keys.issue(options.clock.now());
-    res.cookie(SESSION_COOKIE, cookie, { httpOnly: true, sameSite: 'strict', secure: req.secure, path: '/ui', maxAge: SESSION_TTL_MS });
-    options.logger.info({ ip: req.ip }, 'dashboard: logged in');
-    res.redirect(303, '/ui');
-  };
-}
-
-/** Lets a request with a session through (as `req.session`); a GET without one goes to the login form. */
-function createSessionGuard(deps: DashboardDeps): (req: Authed, res: Response, next: NextFunction) => void {
-  return (req, res, next) => {
-    const session = readSession(deps, req);
-    if (!session) {
-      if (req.method === 'GET') return res.redirect(303, '/ui/login');
-      return sendPage(res, 401, 'Log in', 'login', { error: 'Your session has ended: log in again.' });
-    }
-    req.session = session;
-    next();
-  };
-}
-
-function createCsrfCheck(deps: DashboardDeps): (req: Authed, res: Response, next: NextFunction) => void {
-  return (req, res, next) => {
-    const token = (req.body as Record<string, unknown> | undefined)?.csrf;
-    if (deps.keys.verifyCsrf(req.session!, token)) return next();
-    sendPage(res, 403, 'Refused', 'refused');
-  };
 }

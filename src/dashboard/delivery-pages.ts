@@ -1,31 +1,18 @@
 import type { Request, RequestHandler, Response, Router } from 'express';
-import { buildEmlFileName, FILTER_PARAMS, parseListFilters } from '../http';
+import type { TryNowResult } from '../delivery';
+import { buildFilterParams, FILTER_PARAMS, parseListFilters, sendKeptMail } from '../http';
 import { buildLinks, formatDateTime, formatShortDay } from '../report';
+import { compareNames } from '../shared';
 import { parseStoredId, type DeliveryRecord, type ListOptions } from '../store';
 import { compareReportOrder } from '../trend';
 import { DEFAULT_SOURCE_NAME } from '../webhook';
-import { buildPassChart, type ChartReport } from './build-pass-chart';
-import type { DashboardOptions, DigestsInput } from './dashboard-options';
-import { buildReturnUrl, pickText, readFlash } from './flash-messages';
-import { readDeliveryContent, type DeliveryContent } from './read-delivery-content';
 import { buildDeliveriesView, type DeliveriesInput, type ListPage } from './build-deliveries-view';
-import { buildDeliveryView } from './build-delivery-view';
-import { sendPage, type Page } from './render-page';
-import type { Session, SessionKeys } from './session';
-import { compareNames } from '../shared';
-
-export type Authed = Request & { session?: Session };
+import { buildDeliveryView, readDeliveryContent, type DeliveryContent } from './build-delivery-view';
+import { buildPassChart, type ChartReport } from './build-pass-chart';
+import { buildPageContext, sendPage, type Authed, type DashboardDeps, type DashboardOptions, type DigestsInput } from './render-page';
 
 type ReadContent = (record: DeliveryRecord) => Promise<DeliveryContent>;
 
-export interface DashboardDeps {
-  options: DashboardOptions;
-  keys: SessionKeys;
-  /** Epoch milliseconds as a date and time in MAIL_TIMEZONE. */
-  formatTime: (ms: number) => string;
-}
-
-/** The deliveries pages under /ui: the list, one delivery with its kept mails, and the retries. */
 export function registerDeliveryPages(router: Router, deps: DashboardDeps, form: RequestHandler, requireCsrf: RequestHandler): void {
   const { options } = deps;
   router.get('/', (req: Authed, res: Response) => showDeliveries(deps, req, res));
@@ -38,32 +25,6 @@ export function registerDeliveryPages(router: Router, deps: DashboardDeps, form:
     res.redirect(303, `/ui?try_now=${result}`);
   });
   router.post('/deliveries/:id/retry-now', form, requireCsrf, (req: Authed, res: Response) => retryDeliveryNow(deps, req, res));
-}
-
-/** What every page after login shows around its content: the session's CSRF token, the banners, the time zone. */
-export function buildPageContext(deps: DashboardDeps, req: Authed): Page {
-  const { options, formatTime } = deps;
-  const pause = options.worker?.breaker;
-  const mail = options.transportHealth?.status();
-  return {
-    csrf: deps.keys.csrfToken(req.session!),
-    formatTime,
-    notices: options.notices,
-    unrecorded: options.worker?.unrecorded.count,
-    queuePause:
-      pause && pause.state !== 'closed'
-        ? {
-            state: pause.held ? 'held' : pause.state === 'open' ? 'paused' : 'probing',
-            held: pause.held,
-            probing: pause.state === 'probing',
-            since: formatTime(pause.pausedSince ?? options.clock.now()),
-            nextTry: formatTime(pause.openUntil),
-            lastError: pause.lastError ? `${pause.lastError.code}: ${pause.lastError.message}` : 'unknown',
-            code: pause.lastError?.code,
-          }
-        : undefined,
-    mail: mail && !mail.ok ? { code: mail.code, message: mail.message ?? 'the last check failed' } : undefined,
-  };
 }
 
 /** GET /: counts per state, the pass chart, the filters and one page of deliveries, and what a retry just did. */
@@ -137,10 +98,7 @@ async function readListPage(deps: DashboardDeps, filter: ListOptions, contentOf:
   return { rows, newerThan: hasNewer ? shown[0]?.id : undefined, olderThan: hasOlder ? shown.at(-1)?.id : undefined };
 }
 
-/**
- * The newest reports the list's filters select (its paging aside), per NetBox source, each oldest first in NetBox's
- * order: reports of two NetBoxes never share a line, and report ids are compared only within one NetBox.
- */
+/** The newest reports the filters select, per NetBox source (report ids compare only within one NetBox), oldest first. */
 async function readChartReports(deps: DashboardDeps, filter: ListOptions, contentOf: ReadContent): Promise<Map<string, ChartReport[]>> {
   const { options } = deps;
   const { beforeId: _page, afterId: _otherPage, ...filters } = filter;
@@ -177,14 +135,12 @@ function buildSourceCharts(bySource: Map<string, ChartReport[]>, filtered: boole
   });
 }
 
-/** A report's page in its own source's NetBox; none without a NetBox URL. */
 function buildNetboxLink(options: DashboardOptions, record: DeliveryRecord, content: DeliveryContent): string | undefined {
   const netboxUrl = options.sources?.find((s) => s.name === record.source)?.netbox.url;
   if (content.kind !== 'report' || !netboxUrl) return undefined;
   return buildLinks(content.report.id, content.report.url, content.report.results_url, netboxUrl).report;
 }
 
-/** The delivery named by `:id`, or undefined once a 404 page has been sent. */
 async function findDelivery(deps: DashboardDeps, req: Request, res: Response): Promise<DeliveryRecord | undefined> {
   const id = parseStoredId(String(req.params.id));
   const record = id === undefined ? undefined : await deps.options.store.getDelivery(id);
@@ -192,7 +148,6 @@ async function findDelivery(deps: DashboardDeps, req: Request, res: Response): P
   return record;
 }
 
-/** GET /deliveries/:id: one delivery, its routes and the mail that was sent. */
 async function showDelivery(deps: DashboardDeps, req: Authed, res: Response): Promise<void> {
   const { options } = deps;
   const record = await findDelivery(deps, req, res);
@@ -220,17 +175,10 @@ async function downloadMessage(deps: DashboardDeps, req: Request, res: Response)
     typeof route === 'string' && route.length <= 200
       ? await deps.options.store.getSentMessage(record.id, route)
       : (await deps.options.store.listSentMessages(record.id))[0];
-  if (!sent) {
-    res.status(404).type('text').send('This delivery has no kept message for that route.');
-    return;
-  }
-  res
-    .set('Content-Disposition', `attachment; filename="${buildEmlFileName(record.id, sent.route)}"`)
-    .type('message/rfc822')
-    .send(sent.raw);
+  if (!sent) res.status(404).type('text').send('This delivery has no kept message for that route.');
+  else sendKeptMail(res, record.id, sent);
 }
 
-/** POST /deliveries/:id/retry: queues a dead delivery again and goes back to the list. */
 async function retryDelivery(deps: DashboardDeps, req: Authed, res: Response): Promise<void> {
   const { options } = deps;
   const record = await findDelivery(deps, req, res);
@@ -258,4 +206,62 @@ async function retryDeliveryNow(deps: DashboardDeps, req: Authed, res: Response)
     options.worker?.kick();
   }
   res.redirect(303, buildReturnUrl(req, due ? 'retried_now' : 'not_retried_now', record.id));
+}
+
+/** What a retry did while sending was paused (it tried the mail server now), or nothing when it was not paused. */
+function describeRetryWhilePaused(tried: unknown, id: number): string {
+  if (tried === 'probing-now')
+    return ` Sending was paused, so the mail server is being tried now: the oldest queued delivery goes first as a probe, and the queue (#${id} included) follows in order once it gets through.`;
+  if (tried === 'probe-in-flight')
+    return ` Sending is paused and a probe is in flight: #${id} goes in its turn once the mail server answers.`;
+  return '';
+}
+
+const TRY_NOW_TEXT: Record<TryNowResult, string> = {
+  'probing-now':
+    'Trying the mail server now: the oldest queued delivery is sent as a probe; when it gets through, the queue resumes oldest first.',
+  'probe-in-flight': 'A probe of the mail server is in flight now: its answer decides whether the queue resumes.',
+  'not-paused': 'Sending is not paused: the queue was looked at again.',
+};
+
+/** What the last POST did, from the redirect's query: a retry, a "retry now", a "try now", a retry that also tried the mail server, a waiver added or expired. */
+export function readFlash(query: Record<string, unknown>): { text: string; bad: boolean } | undefined {
+  if (typeof query.added === 'string') return { text: `Waiver #${query.added.slice(0, 20)} added.`, bad: false };
+  if (typeof query.expired === 'string') return { text: `Waiver #${query.expired.slice(0, 20)} expired: it no longer holds.`, bad: false };
+  const id = (name: string) => {
+    const n = Number(query[name]);
+    return Number.isSafeInteger(n) && n > 0 ? n : undefined;
+  };
+  const retried = id('retried');
+  if (retried) return { text: `Delivery #${retried} is queued again.${describeRetryWhilePaused(query.try_now, retried)}`, bad: false };
+  const now = id('retried_now');
+  if (now) return { text: `Delivery #${now} is due now: the worker tries it at once.`, bad: false };
+  const not = id('not_retried');
+  if (not) return { text: `Delivery #${not} was not retried: it is not dead (any more).`, bad: true };
+  const notNow = id('not_retried_now');
+  if (notNow) return { text: `Delivery #${notNow} was not retried: it is not waiting for a retry (any more).`, bad: true };
+  const tried = typeof query.try_now === 'string' ? TRY_NOW_TEXT[query.try_now as TryNowResult] : undefined;
+  return tried ? { text: tried, bad: false } : undefined;
+}
+
+/** The named single text values of a query or form, bounded: an invalid query or form is shown back as typed. */
+export function pickText<K extends string>(
+  from: Record<string, unknown>,
+  names: readonly K[],
+  maxLength = 400,
+): Partial<Record<K, string>> {
+  const picked = names.flatMap((name) =>
+    typeof from[name] === 'string' && from[name] !== '' ? [[name, from[name].slice(0, maxLength)]] : [],
+  );
+  return Object.fromEntries(picked) as Partial<Record<K, string>>;
+}
+
+/** Back to the list with the filters the form came from (the hidden `back` field, filters only) and what happened. */
+export function buildReturnUrl(req: Request, outcome: string, id: number, tried?: TryNowResult): string {
+  const back = (req.body as Record<string, unknown> | undefined)?.back;
+  const given = new URLSearchParams(typeof back === 'string' ? back.slice(0, 1024) : '');
+  const kept = buildFilterParams(Object.fromEntries(FILTER_PARAMS.flatMap((name) => (given.has(name) ? [[name, given.get(name)!]] : []))));
+  kept.set(outcome, String(id));
+  if (tried) kept.set('try_now', tried);
+  return `/ui?${kept.toString()}`;
 }

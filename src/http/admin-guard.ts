@@ -1,16 +1,23 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { setTimeout as wait } from 'node:timers/promises';
 import type { NextFunction, Request, Response } from 'express';
 import { RelayError } from '../shared';
 import type { AppDeps } from './app-deps';
-import { verifyBearerToken } from './bearer-token';
 
-/** What a try of the admin token is counted and slowed down with. */
+/** True when `a` and `b` are equal. Both are hashed first, so the comparison is constant-time whatever their lengths (no early exit). */
+export function isSameSecret(a: string, b: string): boolean {
+  const digest = (s: string) => createHash('sha256').update(s, 'utf8').digest();
+  return timingSafeEqual(digest(a), digest(b));
+}
+
+export function verifyBearerToken(header: string | undefined, expected: string): boolean {
+  const m = /^Bearer[ ]+(\S{1,1024})\s*$/i.exec(header ?? '');
+  return m !== null && isSameSecret(m[1], expected);
+}
+
 type TokenAttemptOptions = Pick<AppDeps, 'logger' | 'clock' | 'throttle' | 'sleep'>;
 
-/**
- * The admin API's door: `Authorization: Bearer <ADMIN_TOKEN>` on every call, nothing reachable without a
- * configured token (404 ADMIN_DISABLED); wrong tokens are answered more and more slowly per address; answers are never cached.
- */
+/** The admin API's door: `Bearer <ADMIN_TOKEN>` (404 without one configured), wrong tokens slowed per address, never cached. */
 export function createAdminGuard(options: TokenAttemptOptions & Pick<AppDeps, 'config'>) {
   const { token } = options.config.admin;
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
@@ -25,10 +32,7 @@ export function createAdminGuard(options: TokenAttemptOptions & Pick<AppDeps, 'c
   };
 }
 
-/**
- * One try of the admin token (the API's or the dashboard login's) from the request's address: the right one clears the
- * address's failures; a wrong one is logged and resolves only after the throttle's delay for that address.
- */
+/** One try of the admin token from the request's address: the right one clears its failures, a wrong one waits the throttle's delay. */
 export async function recordTokenAttempt(options: TokenAttemptOptions, req: Request, ok: boolean, message: string) {
   const address = req.ip ?? req.socket.remoteAddress ?? 'unknown';
   if (ok) options.throttle.recordSuccess(address);

@@ -1,22 +1,16 @@
 import express, { type Request, type Response, type Router } from 'express';
 import { z } from 'zod';
-import { buildDeliveriesJson, buildEmlFileName, buildSentMailsJson } from './build-delivery-json';
+import { buildDeliveriesJson, buildSentMailsJson, sendKeptMail } from './build-delivery-json';
 import { createAdminGuard } from './admin-guard';
 import type { AppDeps } from './app-deps';
-import { optional, parseListFilters, parseQuery } from './parse-list-filters';
+import { id, optional, parseListFilters, parseQuery } from './parse-list-filters';
 import { createSecretMask, RelayError } from '../shared';
 import { buildWaiverJson, WAIVER_NAME_MAX, WAIVER_STATUSES } from '../waivers';
 
-/**
- * The admin API (docs/admin-api.md) behind one guard: under `/api/deliveries` list, show, requeue one, requeue every
- * dead delivery, resume; under `/api/waivers` (docs/waivers.md) list, show, add and expire accepted exceptions.
- */
-export function createAdminRouter(
-  options: Pick<AppDeps, 'config' | 'store' | 'clock' | 'logger' | 'throttle' | 'sleep' | 'worker' | 'waivers'>,
-): Router {
+/** The admin API (docs/admin-api.md) behind one guard: `/api/deliveries` and `/api/waivers` (docs/waivers.md). */
+export function createAdminRouter(options: AppDeps): Router {
   const router = express.Router();
   const { store } = options;
-  // Secret values are masked in error texts shown to the operator.
   const mask = createSecretMask(options.config.secretValues);
   const show = async (record: Parameters<typeof buildDeliveriesJson>[1][number]) => (await buildDeliveriesJson(store, [record], mask))[0];
 
@@ -63,10 +57,7 @@ export function createAdminRouter(
     const { route } = parseQuery(RouteSchema, req.query);
     const sent = await store.getSentMessage(id, route);
     if (!sent) throw new RelayError('NOT_FOUND', { message: `Delivery ${id} has no kept mail for route "${route}".` });
-    res
-      .set('Content-Disposition', `attachment; filename="${buildEmlFileName(id, route)}"`)
-      .type('message/rfc822')
-      .send(sent.raw);
+    sendKeptMail(res, id, sent);
   });
 
   router.post('/api/deliveries/:id/retry', async (req: Request, res: Response) => {
@@ -109,23 +100,13 @@ export function createAdminRouter(
   return router;
 }
 
-const idError = `must be an integer from 1 to ${Number.MAX_SAFE_INTEGER}`;
-/** A delivery's `:id`. */
-const DeliveryIdSchema = z.object({
-  id: z
-    .string()
-    .regex(/^\d{1,16}$/, idError)
-    .transform(Number)
-    .refine((n) => n >= 1 && Number.isSafeInteger(n), idError),
-});
+const DeliveryIdSchema = z.object({ id: id('a delivery id') });
 
 const routeError = 'must be one route name (at most 200 characters)';
-/** `?route=` of a kept mail: one route name, `""` included. */
 const RouteSchema = z.object({ route: z.string({ error: routeError }).max(200, routeError) });
 
 const nameError = `must be one name (at most ${WAIVER_NAME_MAX} characters)`;
 const name = optional(z.string({ error: nameError }).max(WAIVER_NAME_MAX, nameError));
-const limitError = 'must be an integer from 1 to 1000';
 
 /** `?status=&source=&test=&device=&limit=` as a filter; anything malformed is a 400 naming the parameter. */
 const WaiverQuerySchema = z.object({
@@ -133,11 +114,5 @@ const WaiverQuerySchema = z.object({
   test: name,
   device: name,
   status: optional(z.enum(WAIVER_STATUSES, { error: `must be one of ${WAIVER_STATUSES.join(', ')}` })),
-  limit: optional(
-    z
-      .string({ error: limitError })
-      .regex(/^\d{1,4}$/, limitError)
-      .transform(Number)
-      .refine((n) => n >= 1 && n <= 1000, limitError),
-  ),
+  limit: optional(id('a number of waivers', 1000)),
 });

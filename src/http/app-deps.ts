@@ -8,7 +8,6 @@ import type { Store } from '../store';
 import type { WaiverBook } from '../waivers';
 import type { WebhookOutcome } from '../webhook';
 
-/** What the app is built from; each router takes the part it reads. */
 export interface AppDeps {
   config: Pick<Config, 'http' | 'webhook' | 'sources' | 'admin' | 'observe' | 'secretValues'>;
   store: Store;
@@ -22,10 +21,8 @@ export interface AppDeps {
   /** Counts the webhooks from their arrival at a webhook path until their answer is sent: the `compliance_relay_webhooks_in_flight` gauge. */
   webhooksInFlight: ActivityCounter;
   dashboard: RequestHandler;
-  /** What /readyz reports. */
   readiness: () => Promise<Readiness>;
   metrics: Pick<RelayMetrics, 'render' | 'contentType'>;
-  /** Accepted exceptions: the admin API's `/api/waivers`. */
   waivers: WaiverBook;
   /** Shared with the dashboard's login: wrong admin tokens from one address are slowed down wherever they are tried. */
   throttle: AuthThrottle;

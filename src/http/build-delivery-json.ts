@@ -1,13 +1,13 @@
+import type { Response } from 'express';
 import type { DeliveryRecord, RouteMailRecord, SentMessage, Store } from '../store';
 
-/**
- * A delivery as the admin API and `deliveries --json` show it (docs/admin-api.md): times as ISO 8601
- * (UTC), never the stored body, with what each route decided.
- */
+/** A delivery as the admin API and `deliveries --json` show it: ISO 8601 times, no body, what each route decided. */
 export type DeliveryJson = ReturnType<typeof buildDeliveryJson>;
 
-/** Maps a stored record to its JSON view (its fields under their names, times as ISO); `mask` hides secret values in error texts. */
-function buildDeliveryJson(record: DeliveryRecord, mask: (text: string) => string, routes: readonly RouteMailRecord[]) {
+/** Hides the secret values in error texts. */
+type Mask = (text: string) => string;
+
+function buildDeliveryJson(record: DeliveryRecord, mask: Mask, routes: readonly RouteMailRecord[]) {
   const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
   const { body: _body, report: _report, counts: _counts, triggeredBy: _triggeredBy, sender, source, ...same } = record;
   return {
@@ -44,17 +44,12 @@ function buildDeliveryJson(record: DeliveryRecord, mask: (text: string) => strin
 }
 
 /** The JSON view of several records, each with its route decisions (read in one query). */
-export async function buildDeliveriesJson(
-  store: Pick<Store, 'listRouteMails'>,
-  records: readonly DeliveryRecord[],
-  mask: (text: string) => string,
-): Promise<DeliveryJson[]> {
+export async function buildDeliveriesJson(store: Store, records: readonly DeliveryRecord[], mask: Mask): Promise<DeliveryJson[]> {
   const routes = records.length > 0 ? await store.listRouteMails(records.map((r) => r.id)) : [];
   return records.map((record) => buildDeliveryJson(record, mask, routes));
 }
 
-/** The kept mails of a delivery, one per route, as `GET /api/deliveries/:id` shows them, with where to download each. */
-export function buildSentMailsJson(deliveryId: number, messages: readonly SentMessage[], mask: (text: string) => string) {
+export function buildSentMailsJson(deliveryId: number, messages: readonly SentMessage[], mask: Mask) {
   return messages.map((m) => ({
     route: m.route,
     envelopeFrom: m.envelopeFrom,
@@ -85,4 +80,12 @@ export function readHeaderBlock(raw: Buffer): string {
 export function buildEmlFileName(deliveryId: number, route: string): string {
   const safe = route.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 80);
   return safe ? `delivery-${deliveryId}-${safe}.eml` : `delivery-${deliveryId}.eml`;
+}
+
+/** Sends a route's kept mail byte for byte, as a download (the admin API's and the dashboard's). */
+export function sendKeptMail(res: Response, deliveryId: number, sent: SentMessage): void {
+  res
+    .set('Content-Disposition', `attachment; filename="${buildEmlFileName(deliveryId, sent.route)}"`)
+    .type('message/rfc822')
+    .send(sent.raw);
 }

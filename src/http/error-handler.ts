@@ -1,7 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import { RelayError, type Logger } from '../shared';
 
-/** body-parser's error types, mapped onto the catalogue. */
 const BODY_PARSER_ERRORS: Record<string, RelayError['code']> = {
   'entity.too.large': 'PAYLOAD_TOO_LARGE',
   'entity.parse.failed': 'BODY_NOT_JSON',
@@ -12,15 +11,11 @@ const BODY_PARSER_ERRORS: Record<string, RelayError['code']> = {
   'stream.encoding.set': 'INTERNAL',
 };
 
-/**
- * The last middleware: every error becomes `{"error": {"code", "message", "retryable", "issues"?}}` with the
- * catalogue's status, never a stack or a secret. Unknown errors are logged and answered as INTERNAL without details.
- */
+/** The last middleware: every error becomes `{"error": {…}}` with the catalogue's status; unknown ones are logged, answered INTERNAL. */
 export function createErrorHandler(logger: Logger) {
   return (error: unknown, req: Request, res: Response, _next: NextFunction): void => {
     const relayError = toRelayError(error);
-    // A body cut off with its connection (request timeout, client gone) can get no answer; the
-    // request log says what happened, once.
+    // A body cut off with its connection can get no answer; the request log says what happened, once.
     if (relayError.code === 'REQUEST_ABORTED' && req.socket?.destroyed) {
       res.destroy();
       return;

@@ -1,12 +1,9 @@
 import express, { type Request, type Response, type Router } from 'express';
 import { RelayError } from '../shared';
 import type { AppDeps } from './app-deps';
-import { verifyBearerToken } from './bearer-token';
+import { verifyBearerToken } from './admin-guard';
 
-/**
- * GET /healthz (liveness), /readyz (503 naming the failing part) and /metrics (with METRICS_TOKEN set, only for
- * `Authorization: Bearer <token>`); none caches: a probe must see the state now.
- */
+/** GET /healthz, /readyz (503 naming the failing part) and /metrics (behind METRICS_TOKEN when set); never cached. */
 export function createObserveRouter(options: Pick<AppDeps, 'readiness' | 'metrics' | 'config'>): Router {
   const { metricsToken } = options.config.observe;
   const router = express.Router();
@@ -17,8 +14,7 @@ export function createObserveRouter(options: Pick<AppDeps, 'readiness' | 'metric
 
   router.get('/healthz', (_req, res) => res.json({ status: 'ok' }));
 
-  // Details (the mail server's host and port, a server's error text) only for a caller with a token (METRICS_TOKEN or
-  // ADMIN_TOKEN): an unauthenticated probe needs the status and the names of failing checks, nothing more.
+  // Details (hosts, a server's error text) only with METRICS_TOKEN or ADMIN_TOKEN: a probe needs the status and failing names.
   const detailTokens = [metricsToken, options.config.admin.token].filter((t): t is string => t !== undefined);
   router.get('/readyz', async (req: Request, res: Response) => {
     const readiness = await options.readiness();

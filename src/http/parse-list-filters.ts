@@ -22,7 +22,7 @@ const text = (what: string) =>
     .min(1, `must not be blank`)
     .max(MAX_TEXT_LENGTH, `must be at most ${MAX_TEXT_LENGTH} characters (${what})`);
 
-const id = (what: string, max = Number.MAX_SAFE_INTEGER) =>
+export const id = (what: string, max = Number.MAX_SAFE_INTEGER) =>
   z
     .string({ error: 'must be given once' })
     .regex(/^\d{1,16}$/, `must be ${what}: a whole number from 1`)
@@ -79,7 +79,6 @@ export function parseListFilters(
   return { ok: true, query: q, options };
 }
 
-/** A query parsed by `schema`, or RelayError INVALID_REQUEST naming each parameter that is wrong. */
 export function parseQuery<T extends z.ZodType>(schema: T, query: Record<string, unknown>): z.output<T> {
   const parsed = schema.safeParse(query);
   if (!parsed.success) throw new RelayError('INVALID_REQUEST', { issues: listIssues(parsed.error) });

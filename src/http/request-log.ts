@@ -9,12 +9,8 @@ const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 const PROBE_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 
 /**
- * One log line per request (method, path, status, time, client address) with a request id that is
- * echoed as X-Request-Id; handlers log through {@link requestLogger}, so their lines carry it too.
- * Headers, bodies and query strings are never logged: they may hold signatures, tokens or cookies.
- * A handler that stores a delivery sets `res.locals.deliveryId`, which the request line then shows.
- * The child logger is made only when a line is written, and the request line only when its level is
- * enabled: this runs on every webhook's acknowledgement.
+ * One log line per request with a request id echoed as X-Request-Id (and left in `res.locals.reqId` for handlers' lines);
+ * never headers, bodies or query strings. Built lazily: this runs on every webhook's acknowledgement.
  */
 export function createRequestLogger(logger: Logger): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
@@ -22,9 +18,8 @@ export function createRequestLogger(logger: Logger): RequestHandler {
     const given = req.headers['x-request-id'];
     const id = typeof given === 'string' && REQUEST_ID_PATTERN.test(given) ? given : randomUUID();
     res.setHeader('X-Request-Id', id);
-    (req as TaggedRequest)[REQUEST_ID] = id;
-    // Node cuts a request that outlives the server's request timeout by destroying its socket with
-    // ERR_HTTP_REQUEST_TIMEOUT; that error is the only place the reason shows.
+    res.locals.reqId = id;
+    // Node's request timeout destroys the socket with ERR_HTTP_REQUEST_TIMEOUT, the only place the reason shows.
     let cutBy: string | undefined;
     const onSocketError = (error: NodeJS.ErrnoException) => {
       cutBy ??= error.code;
@@ -40,7 +35,7 @@ export function createRequestLogger(logger: Logger): RequestHandler {
       const level = chooseLevel(res.statusCode, answered, cut !== undefined, path);
       if (!logger.isLevelEnabled(level)) return;
       const deliveryId = (res.locals as { deliveryId?: number } | undefined)?.deliveryId;
-      requestLogger(req, logger)[level](
+      logger.child({ reqId: id })[level](
         {
           method: req.method,
           path,
@@ -56,22 +51,7 @@ export function createRequestLogger(logger: Logger): RequestHandler {
   };
 }
 
-const REQUEST_ID = Symbol('requestId');
-const REQUEST_LOGGER = Symbol('requestLogger');
-type TaggedRequest = Request & { [REQUEST_ID]?: string; [REQUEST_LOGGER]?: Logger };
-
-/** The logger for lines about this request: a child carrying its `reqId`, made on first use (else `logger`). */
-export function requestLogger(req: Request, logger: Logger): Logger {
-  const tagged = req as TaggedRequest;
-  const id = tagged[REQUEST_ID];
-  if (id === undefined) return logger;
-  return (tagged[REQUEST_LOGGER] ??= logger.child({ reqId: id }));
-}
-
-/**
- * What became of a request that got no answer: Node's request timeout cut it, or the client left
- * before sending all of it, or after (then a delivery may have been stored: its id is on the line).
- */
+/** A request without an answer: cut by Node's request timeout, or left by the client before or after sending it all. */
 function describeCut(socketError: string | undefined, requestComplete: boolean): { outcome: string; text: string } {
   if (socketError === 'ERR_HTTP_REQUEST_TIMEOUT') return { outcome: 'timed out', text: 'timed out before the request was complete' };
   if (!requestComplete) return { outcome: 'client closed', text: 'closed by the client before the request was complete' };

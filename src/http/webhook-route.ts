@@ -7,14 +7,10 @@ import { buildNewDelivery, StorageUnavailableError } from '../store';
 import { DEFAULT_SOURCE_NAME, parseDelivery, verifySignature } from '../webhook';
 import type { AppDeps } from './app-deps';
 import { toRelayError } from './error-handler';
-import { requestLogger } from './request-log';
 
 export interface WebhookRouteOptions
   extends Pick<AppDeps, 'store' | 'clock' | 'logger'>, Partial<Pick<AppDeps, 'onQueued' | 'onWebhookOutcome' | 'webhooksInFlight'>> {
-  /**
-   * The NetBox source whose path this is: its CIDR ranges allowed to post (undefined: every address), its secrets and
-   * NETBOX_URL (with the report's base path, the series it belongs to).
-   */
+  /** The NetBox source whose path this is: its allowed CIDR ranges (undefined: all), secrets and NETBOX_URL. */
   source: Pick<SourceConfig, 'name' | 'path' | 'allowedIps' | 'secrets' | 'netbox'>;
   maxBytes: number;
   /** Requests per minute per client address (WEBHOOK_RATE_LIMIT); 0: no limit. */
@@ -28,10 +24,7 @@ const STORAGE_RETRY_AFTER_SECONDS = 30;
 const RATE_LIMIT_WINDOW_MS = 60_000;
 
 /**
- * POST <path> (a trailing slash is accepted): counted in flight until answered, the source's guards (its own address
- * allow-list, WEBHOOK_RATE_LIMIT counted on this path per address), then checks the content type, reads the raw
- * body within the size limit, verifies X-Hook-Signature on those exact bytes with the source's own secrets,
- * parses, stores, and only then answers 202.
+ * POST <path>: guards, content type, raw body within the limit, X-Hook-Signature on those bytes, parse, store, then 202.
  * No mail or NetBox call happens here: NetBox ≤ 4.6 waits for us without a timeout.
  */
 export function createWebhookRouter(options: WebhookRouteOptions): Router {
@@ -47,7 +40,7 @@ export function createWebhookRouter(options: WebhookRouteOptions): Router {
 
   router.post(path, track, ...createWebhookGuards(options), requireJson, rawBody, async (req: Request, res: Response) => {
     const body: Buffer = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-    const log = (): Logger => requestLogger(req, options.logger);
+    const log = (): Logger => options.logger.child({ reqId: res.locals.reqId as string | undefined });
     if (secrets.length > 0) {
       const verdict = verifySignature(body, req.get('x-hook-signature'), secrets);
       if (verdict !== 'valid') throw new RelayError(verdict === 'missing' ? 'SIGNATURE_MISSING' : 'SIGNATURE_INVALID');
@@ -106,11 +99,7 @@ function requireJson(req: Request, _res: Response, next: (error?: unknown) => vo
   );
 }
 
-/**
- * What stands in front of the webhook before a byte of the body is read: the client address
- * allow-list (403 FORBIDDEN_ADDRESS) and the per-address rate limit (429 RATE_LIMITED with
- * Retry-After). The client address is `req.ip`, so X-Forwarded-For counts only as TRUST_PROXY allows.
- */
+/** Before a byte of the body is read: the address allow-list (403) and rate limit (429); `req.ip` honours TRUST_PROXY. */
 function createWebhookGuards(options: WebhookRouteOptions): RequestHandler[] {
   const guards: RequestHandler[] = [];
   const { name, allowedIps } = options.source;
@@ -119,7 +108,9 @@ function createWebhookGuards(options: WebhookRouteOptions): RequestHandler[] {
     // Where the allow-list was configured, named in the refusal's log line.
     const setting = name === DEFAULT_SOURCE_NAME ? 'WEBHOOK_ALLOWED_IPS' : `SOURCES_FILE source ${name} allowed_ips`;
     guards.push((req: Request, _res: Response, next: NextFunction) => {
-      if (isAllowed(req.ip, ranges)) return next();
+      // IPv4, IPv6 or IPv4-mapped IPv6.
+      const ip = req.ip && ipaddr.isValid(req.ip) ? ipaddr.process(req.ip) : undefined;
+      if (ip && ranges.some(([range, bits]) => ip.kind() === range.kind() && ip.match(range, bits))) return next();
       options.logger.warn({ ip: req.ip }, `webhook refused: client address not in ${setting}`);
       next(new RelayError('FORBIDDEN_ADDRESS'));
     });
@@ -146,11 +137,4 @@ function createWebhookGuards(options: WebhookRouteOptions): RequestHandler[] {
     );
   }
   return guards;
-}
-
-/** Whether `ip` (IPv4, IPv6 or IPv4-mapped IPv6) falls in one of `ranges`. */
-function isAllowed(ip: string | undefined, ranges: readonly [ipaddr.IPv4 | ipaddr.IPv6, number][]): boolean {
-  if (!ip || !ipaddr.isValid(ip)) return false;
-  const addr = ipaddr.process(ip);
-  return ranges.some(([range, bits]) => addr.kind() === range.kind() && addr.match(range, bits));
 }

@@ -1,3 +1,6 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 import type { SourceConfig } from '../config';
 import { createNetboxClient, NetboxError } from '../netbox';
 import type { ProxySettings } from '../shared';
@@ -7,35 +10,35 @@ import { DEFAULT_SOURCE_NAME } from '../webhook';
 const REPORT_OBJECT_TYPE = 'validity.compliancereport';
 
 /**
- * How each NetBox version wants a webhook to be triggered (NETBOX.md, "Creating the webhook"): how the
- * command's output describes it, and the fields that trigger it (on the webhook itself up to 3.6, on an
- * event rule from 3.7).
+ * How each NetBox version (major × 100 + minor: 4.1 is 401) wants a webhook triggered (NETBOX.md, "Creating the webhook"):
+ * up to 3.6 on the webhook itself, from 3.7 by an event rule.
  */
-const SETUP_FORMS = {
-  webhook: {
+const SETUP_FORMS = [
+  {
+    upTo: 306,
     description: 'NetBox ≤ 3.6: the webhook itself is triggered (type_create + content_types)',
     trigger: { content_types: [REPORT_OBJECT_TYPE], type_create: true },
   },
-  'event-rule-content-types': {
+  {
+    upTo: 307,
     description: 'NetBox 3.7: an event rule (type_create + content_types) triggers the webhook',
     trigger: { content_types: [REPORT_OBJECT_TYPE], type_create: true },
   },
-  'event-rule-object-types': {
+  {
+    upTo: 400,
     description: 'NetBox 4.0: an event rule (type_create + object_types) triggers the webhook',
     trigger: { object_types: [REPORT_OBJECT_TYPE], type_create: true },
   },
-  'event-rule-event-types': {
+  {
+    upTo: Infinity,
     description: 'NetBox ≥ 4.1: an event rule (event_types object_created) triggers the webhook',
     trigger: { object_types: [REPORT_OBJECT_TYPE], event_types: ['object_created'] },
   },
-};
+];
+type SetupForm = (typeof SETUP_FORMS)[number];
 
-type SetupForm = keyof typeof SETUP_FORMS;
-
-/** `netbox-setup`'s flags (`secretFile` resolved against the working directory). */
 export interface NetboxSetupFlags {
   payloadUrl: string;
-  /** Where the secret is kept (read when it exists, written with mode 0600 when it does not). */
   secretFile?: string;
   dryRun?: boolean;
   showSecret?: boolean;
@@ -44,21 +47,7 @@ export interface NetboxSetupFlags {
   source?: string;
 }
 
-/** The source set up (its NetBox URL and token checked present), its CA file's contents and the environment's proxies. */
-export interface NetboxSetupTarget {
-  source: SourceConfig;
-  ca?: Buffer;
-  proxy: ProxySettings;
-}
-
-export interface NetboxSetupIo {
-  print: (line: string) => void;
-  /** The secret file's content, or undefined when it does not exist. */
-  readSecretFile: (file: string) => string | undefined;
-  /** Creates the file with mode 0600; fails if it exists. */
-  writeSecretFile: (file: string, secret: string) => void;
-  generateSecret: () => string;
-}
+type Print = (line: string) => void;
 
 /** What a run did to one NetBox object (`id` null: a dry run that would create it; `changed`: created or updated). */
 type Applied = { id: number | null; changed: boolean };
@@ -66,31 +55,30 @@ type Applied = { id: number | null; changed: boolean };
 /** Why the setup stopped: `kind` picks the exit code (config: fix something; unavailable: try again). */
 export class NetboxSetupError extends Error {
   readonly kind: 'config' | 'unavailable';
-  constructor(kind: 'config' | 'unavailable', message: string, options?: { cause?: unknown }) {
+  constructor(kind: NetboxSetupError['kind'], message: string, options?: { cause?: unknown }) {
     super(message, options);
-    this.name = 'NetboxSetupError';
     this.kind = kind;
   }
 }
 
 type NamedObject = { id: number; [field: string]: unknown };
+type Fields = Record<string, unknown>;
+type Secret = { value: string; source?: 'file' | 'config'; writeTo?: string };
 
-/** The NetBox objects the setup makes or updates (as the output names them), by the path of their list. */
 const LIST_PATHS = { Webhook: '/api/extras/webhooks/', 'Event rule': '/api/extras/event-rules/' };
 type SetupObject = keyof typeof LIST_PATHS;
 
-/** One NetBox API call; a failure becomes a NetboxSetupError naming the call. */
 type NetboxApi = <T>(method: 'GET' | 'POST' | 'PATCH', path: string, body?: object) => Promise<T>;
+type Run = { api: NetboxApi; url: string; flags: NetboxSetupFlags; print: Print };
 
 const CALL_TIMEOUT_MS = 15_000;
 
-/**
- * `compliance-relay netbox-setup`: reads NetBox's and validity's versions from /api/status/, then
- * creates or updates (found by name) the webhook and what triggers it, in the form that version
- * needs. A second run with the same inputs sends no write and says so. `--dry-run` still reads
- * NetBox (to know what would change) but prints the writes instead of sending them.
- */
-export async function runNetboxSetup(flags: NetboxSetupFlags, target: NetboxSetupTarget, io: NetboxSetupIo): Promise<void> {
+/** `netbox-setup`: by NetBox's version, creates or updates (by name) the webhook and its trigger; a rerun writes nothing new. */
+export async function runNetboxSetup(
+  flags: NetboxSetupFlags,
+  target: { source: SourceConfig; ca?: Buffer; proxy: ProxySettings },
+  print: Print,
+): Promise<void> {
   const { url, token } = target.source.netbox as { url: string; token: string };
   const client = createNetboxClient({ url, token, ca: target.ca, proxy: target.proxy, timeoutMs: CALL_TIMEOUT_MS });
   const api: NetboxApi = async <T>(method: 'GET' | 'POST' | 'PATCH', path: string, body?: object) => {
@@ -101,7 +89,6 @@ export async function runNetboxSetup(flags: NetboxSetupFlags, target: NetboxSetu
       throw error instanceof NetboxError ? toSetupError(`${method} ${path}`, error) : error;
     }
   };
-  const { print } = io;
   try {
     const status = await api<Record<string, unknown>>('GET', '/api/status/');
     const version = /^v?(\d+)\.(\d+)/.exec(typeof status?.['netbox-version'] === 'string' ? status['netbox-version'].trim() : '');
@@ -119,11 +106,11 @@ export async function runNetboxSetup(flags: NetboxSetupFlags, target: NetboxSetu
         `the validity plugin is not installed in NetBox ${version.input} (installed plugins: ${installed.length ? installed.join(', ') : 'none'}). Install and enable validity first: the relay mails its compliance reports.`,
       );
     }
-    const form = selectSetupForm(Number(version[1]) * 100 + Number(version[2]));
-    print(`NetBox ${version.input} with validity ${validity}: ${SETUP_FORMS[form].description}.`);
+    const form = SETUP_FORMS.find((f) => Number(version[1]) * 100 + Number(version[2]) <= f.upTo)!;
+    print(`NetBox ${version.input} with validity ${validity}: ${form.description}.`);
 
     const existingWebhook = await findByName(api, 'Webhook', flags.name);
-    const secret = resolveSecret(flags, target.source.secrets[0], io, existingWebhook);
+    const secret = resolveSecret(flags, target.source.secrets[0], existingWebhook);
 
     // The file first: if NetBox then fails, a rerun finds the same secret there and finishes the job.
     const secretWritten = secret.writeTo !== undefined && !flags.dryRun;
@@ -132,7 +119,9 @@ export async function runNetboxSetup(flags: NetboxSetupFlags, target: NetboxSetu
         ? `WEBHOOK_SECRET_FILE=${file}`
         : `webhook_secret_file: ${file} in source ${target.source.name} of SOURCES_FILE`;
     if (secretWritten) {
-      io.writeSecretFile(secret.writeTo!, secret.value);
+      fs.mkdirSync(path.dirname(secret.writeTo!), { recursive: true });
+      // 'wx': never overwrite a secret someone else wrote; mode 0600: readable by its owner only.
+      fs.writeFileSync(secret.writeTo!, `${secret.value}\n`, { mode: 0o600, flag: 'wx' });
       print(`Secret written to ${secret.writeTo} (mode 0600). Give it to the relay: ${giveIt(secret.writeTo!)}`);
     } else if (secret.writeTo) {
       print(`Would write the secret to ${secret.writeTo} (mode 0600).`);
@@ -146,7 +135,7 @@ export async function runNetboxSetup(flags: NetboxSetupFlags, target: NetboxSetu
     const webhookFields = buildWebhookFields(form, flags.name, flags.payloadUrl, secret.value);
     const webhook = await applyObject(run, 'Webhook', existingWebhook, webhookFields);
     let eventRule: Applied | undefined;
-    if (form !== 'webhook') {
+    if (form !== SETUP_FORMS[0]) {
       const existingRule = await findByName(api, 'Event rule', flags.name);
       eventRule = await applyObject(run, 'Event rule', existingRule, buildEventRuleFields(form, flags.name, webhook.id ?? -1));
     }
@@ -162,19 +151,8 @@ export async function runNetboxSetup(flags: NetboxSetupFlags, target: NetboxSetu
   }
 }
 
-/** Which configuration form a NetBox version (major × 100 + minor: 4.1 is 401) needs. */
-function selectSetupForm(version: number): SetupForm {
-  if (version <= 306) return 'webhook';
-  if (version === 307) return 'event-rule-content-types';
-  if (version === 400) return 'event-rule-object-types';
-  return 'event-rule-event-types';
-}
-
-/**
- * The webhook's fields. Always POST with `application/json`, no body template (NetBox's own JSON
- * is what the relay verifies and parses: a template would change it), a secret, and TLS verification on.
- */
-function buildWebhookFields(form: SetupForm, name: string, payloadUrl: string, secret: string): Record<string, unknown> {
+/** The webhook's fields: no body template, as the relay verifies and parses NetBox's own JSON; TLS verification on. */
+function buildWebhookFields(form: SetupForm, name: string, payloadUrl: string, secret: string): Fields {
   const fields = {
     name,
     payload_url: payloadUrl,
@@ -184,19 +162,15 @@ function buildWebhookFields(form: SetupForm, name: string, payloadUrl: string, s
     secret,
     ssl_verification: true,
   };
-  return form === 'webhook' ? { ...fields, ...SETUP_FORMS.webhook.trigger, enabled: true } : fields;
+  return form === SETUP_FORMS[0] ? { ...fields, ...form.trigger, enabled: true } : fields;
 }
 
-/**
- * The event rule's fields (NetBox ≥ 3.7). The target is set with `action_object_id`: `action_object` is
- * read-only (validity's own docs get this wrong).
- */
-function buildEventRuleFields(form: SetupForm, name: string, webhookId: number): Record<string, unknown> {
+/** The event rule's fields (NetBox ≥ 3.7), targeted with `action_object_id` (`action_object` is read-only). */
+function buildEventRuleFields(form: SetupForm, name: string, webhookId: number): Fields {
   const target = { action_type: 'webhook', action_object_type: 'extras.webhook', action_object_id: webhookId, enabled: true };
-  return { name, ...SETUP_FORMS[form].trigger, ...target };
+  return { name, ...form.trigger, ...target };
 }
 
-/** The `what` named `name`, if NetBox has one (names are unique). */
 async function findByName(api: NetboxApi, what: SetupObject, name: string): Promise<NamedObject | undefined> {
   const page = await api<{ results?: NamedObject[] }>('GET', `${LIST_PATHS[what]}?name=${encodeURIComponent(name)}&limit=10`);
   // The filter is exact in every version; the comparison guards against a NetBox that ignores it.
@@ -204,19 +178,12 @@ async function findByName(api: NetboxApi, what: SetupObject, name: string): Prom
 }
 
 /**
- * Which secret the webhook gets, in order: the relay's configured secret (WEBHOOK_SECRET or
- * WEBHOOK_SECRET_FILE: the relay takes one of the two, so nothing is written then), the
- * --secret-file's content, the secret the existing webhook already has (so a rerun keeps working
- * deliveries working), or a new one. A secret that is not in a file yet is written to --secret-file
- * (default: none, then it must be shown).
+ * The webhook's secret: the relay's configured one, --secret-file's, the existing webhook's (a rerun keeps deliveries
+ * working), or a new one; one not in a file yet is written to --secret-file.
  */
-function resolveSecret(
-  flags: NetboxSetupFlags,
-  configured: string | undefined,
-  io: NetboxSetupIo,
-  existing: NamedObject | undefined,
-): { value: string; source?: 'file' | 'config'; writeTo?: string } {
-  const fromFile = flags.secretFile ? io.readSecretFile(flags.secretFile)?.replace(/\r?\n$/, '') : undefined;
+function resolveSecret(flags: NetboxSetupFlags, configured: string | undefined, existing: NamedObject | undefined): Secret {
+  const file = flags.secretFile;
+  const fromFile = file && fs.existsSync(file) ? fs.readFileSync(file, 'utf8').replace(/\r?\n$/, '') : undefined;
   if (configured) {
     if (fromFile && fromFile !== configured)
       throw new NetboxSetupError(
@@ -233,20 +200,17 @@ function resolveSecret(
     );
   }
   const current = typeof existing?.secret === 'string' && existing.secret !== '' ? existing.secret : undefined;
-  return { value: current ?? io.generateSecret(), writeTo: flags.secretFile };
+  return { value: current ?? randomBytes(32).toString('hex'), writeTo: flags.secretFile };
 }
 
-/** Creates `desired`, or sends the fields that differ from `existing`; a dry run prints the write instead. */
-async function applyObject(
-  run: { api: NetboxApi; url: string; flags: NetboxSetupFlags; print: (line: string) => void },
-  what: SetupObject,
-  existing: NamedObject | undefined,
-  desired: Record<string, unknown>,
-): Promise<Applied> {
+async function applyObject(run: Run, what: SetupObject, existing: NamedObject | undefined, desired: Fields): Promise<Applied> {
   const { api, url, flags, print } = run;
   const listPath = LIST_PATHS[what];
-  const wouldSend = (method: string, path: string, body: Record<string, unknown>) =>
-    print(`Would send: ${method} ${url}${path} ${JSON.stringify(redactSecret(body, flags.showSecret === true))}`);
+  const wouldSend = (method: string, path: string, body: Fields) => {
+    const shown =
+      flags.showSecret || typeof body.secret !== 'string' ? body : { ...body, secret: `[${body.secret.length} characters, not shown]` };
+    print(`Would send: ${method} ${url}${path} ${JSON.stringify(shown)}`);
+  };
   if (!existing) {
     if (flags.dryRun) {
       wouldSend('POST', listPath, desired);
@@ -272,11 +236,8 @@ async function applyObject(
   return { id: existing.id, changed: true };
 }
 
-/**
- * The fields of `desired` whose value differs from what NetBox holds (what a PATCH must send).
- * NetBox answers choice fields as `{value, label}` and lists in any order: both are normalised.
- */
-function diffFields(existing: Record<string, unknown>, desired: Record<string, unknown>): Record<string, unknown> {
+/** The fields of `desired` that differ from NetBox's (choices come as `{value, label}`, lists in any order). */
+function diffFields(existing: Fields, desired: Fields): Fields {
   const same = (have: unknown, want: unknown) => JSON.stringify(normalise(have)) === JSON.stringify(normalise(want));
   return Object.fromEntries(Object.entries(desired).filter(([key, want]) => !same(existing[key], want)));
 }
@@ -285,11 +246,6 @@ function normalise(value: unknown): unknown {
   if (value && typeof value === 'object' && !Array.isArray(value) && 'value' in value) return value.value;
   if (Array.isArray(value)) return value.map((v) => JSON.stringify(normalise(v))).sort();
   return value ?? null;
-}
-
-function redactSecret(body: Record<string, unknown>, show: boolean): Record<string, unknown> {
-  if (show || typeof body.secret !== 'string') return body;
-  return { ...body, secret: `[${body.secret.length} characters, not shown]` };
 }
 
 /** Turns a failed call into what the operator can do about it: a network failure may pass, a refusal needs a fix. */
