@@ -26,10 +26,7 @@ export interface EnrichReportOptions {
   deadline?: number;
 }
 
-/**
- * Fetches the failing results of a report from NetBox and summarizes them while they stream in. Never throws: every
- * failure becomes `{status: 'missing'}` with one line saying why, so the mail still goes out with the webhook's counts.
- */
+/** Summarizes a report's failing results as they stream in. Never throws: a failure is `missing` with why; the counts still go out. */
 export async function enrichReport(delivery: ReportDelivery, options: EnrichReportOptions): Promise<Enrichment> {
   const report = delivery.report;
   const summarizer = createFailureSummarizer();
@@ -39,8 +36,7 @@ export async function enrichReport(delivery: ReportDelivery, options: EnrichRepo
     return missing('NO_TOKEN', 'set NETBOX_TOKEN (a read-only NetBox API token) on the relay to see them here.');
   const budget = { deadline: options.deadline ?? systemClock.now() + options.budgetMs };
   try {
-    // The report itself first: a 404 says validity deleted it, and its creation time proves it is the
-    // report the webhook announced (and not one with the same id on another NetBox).
+    // The report first: a 404 says validity deleted it; its creation time proves it is the one announced, not a namesake.
     const found = (await options.client.getJson(report.url, budget)) as { created?: unknown } | null;
     const foundCreated = typeof found?.created === 'string' ? Date.parse(found.created) : Number.NaN;
     if (foundCreated !== Date.parse(report.created)) {
@@ -51,8 +47,8 @@ export async function enrichReport(delivery: ReportDelivery, options: EnrichRepo
     }
     const failing = buildListPath(report.results_url, { passed: 'false', limit: NETBOX_PAGE_SIZE, omit: 'explanation' });
     const listed = await options.client.streamList(failing, (page) => summarizer.add(page), budget);
-    // validity fires the webhook before its run ends; a later step that raises makes it delete the run's results,
-    // keeping the report and its counts: none listed is then not "nothing failed".
+    // A run that raises after its webhook deletes its results but keeps its counts: none listed is not "nothing failed".
+
     if (listed.items === 0)
       return missing(
         'RESULTS_DELETED',
