@@ -7,7 +7,6 @@ const HEADER = ['device', 'test', 'severity', 'result_url'];
 const FORMULA_AFTER_LINE_BREAK = /(\r\n|\r|\n)(?=[=+\-@\t])/g;
 
 /** Every failing result as CSV (RFC 4180) within `maxBytes`; formulas escaped on every line (NetBox users write the names). */
-
 export function buildFailuresCsv(
   results: readonly FailingResult[],
   options: { maxBytes: number; resultUrl: (resultId: number) => string },

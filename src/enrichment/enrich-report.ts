@@ -48,7 +48,6 @@ export async function enrichReport(delivery: ReportDelivery, options: EnrichRepo
     const failing = buildListPath(report.results_url, { passed: 'false', limit: NETBOX_PAGE_SIZE, omit: 'explanation' });
     const listed = await options.client.streamList(failing, (page) => summarizer.add(page), budget);
     // A run that raises after its webhook deletes its results but keeps its counts: none listed is not "nothing failed".
-
     if (listed.items === 0)
       return missing(
         'RESULTS_DELETED',

@@ -140,7 +140,6 @@ export async function readPassedPairs(client: NetboxClient, resultsUrl: string, 
 }
 
 /** Blocks of ids (chunkIds), tests with the very same devices together (a dropped device fails many tests): only `pairs`. */
-
 function buildBlocks(pairs: readonly PairToAsk[]): { tests: number[]; devices: number[] }[] {
   const devicesOfTest = new Map<number, number[]>();
   for (const p of pairs) {

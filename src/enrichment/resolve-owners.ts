@@ -48,7 +48,6 @@ const MAX_CACHED = 200;
 const CACHE_TTL_MS = 10 * 60 * 1000;
 
 /** One NetBox source's owner resolver: a budget and a TTL cache per report, so routes and quick retries ask once. Never throws. */
-
 export function createOwnerResolver(options: OwnerResolverOptions): (reportKey: string, resultsUrl: string) => OwnerDirectory {
   const clock = options.clock ?? systemClock;
   const cache = new Map<string, { at: number; value: Promise<unknown> }>();

@@ -13,7 +13,6 @@ export type FailureSummary = ReturnType<ReturnType<typeof createFailureSummarize
 const FIRST_RESULTS_PER_TEST = 5;
 
 /** Accumulates failing results page by page; `finish()` sorts. One lean record per failing result, never the explanations. */
-
 export function createFailureSummarizer() {
   const results: FailingResult[] = [];
   const tests = new Map<string, FailingTest>();

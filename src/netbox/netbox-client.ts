@@ -223,7 +223,6 @@ async function readBounded(response: IncomingMessage, maxBytes: number): Promise
 }
 
 /** DRF explains refusals as `{"detail": "..."}`, or per field (`{"report_id": ["Select a valid choice..."]}`). */
-
 function detailOf(text: string): string | undefined {
   try {
     const body = JSON.parse(text) as Record<string, unknown>;

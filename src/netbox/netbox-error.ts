@@ -3,7 +3,6 @@
  * (refused, reset, DNS, TLS); TIMEOUT; SERVER (5xx); PROTOCOL (not NetBox's JSON); UNSAFE_URL (not a clean path on
  * NETBOX_URL's origin: nothing was sent).
  */
-
 export type NetboxErrorCode = 'AUTH' | 'NOT_FOUND' | 'UNREACHABLE' | 'TIMEOUT' | 'SERVER' | 'PROTOCOL' | 'UNSAFE_URL';
 
 export class NetboxError extends Error {

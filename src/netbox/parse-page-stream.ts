@@ -24,7 +24,6 @@ const NULL_BYTES = Buffer.from('null');
  * unheld (NetBox < 4.5.2 ignores `?omit=explanation`); the rest (`count`, `next`) is parsed from what remains. Only
  * strings and brackets are tracked: stream-json is far slower.
  */
-
 class PageScanner {
   private depth = 0;
   private inString = false;

@@ -91,7 +91,6 @@ export function listContacts(client: NetboxClient, ids: readonly number[], budge
 }
 
 /** Each device's results per severity, from one read of the whole report: any set of devices is then counted without asking again. */
-
 export async function countResultsPerDevice(client: NetboxClient, resultsUrl: string, budget: RequestBudget) {
   const perDevice = new Map<number, Record<Severity, number>>();
   await client.streamList(

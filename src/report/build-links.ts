@@ -25,7 +25,6 @@ export function buildLinks(reportId: number, apiUrl: string, resultsApiUrl: stri
 }
 
 /** A NetBox web page on NETBOX_URL (a refused path links NETBOX_URL itself), else NetBox's relative path (shown as text). */
-
 export function buildWebUrl(basePath: string, pagePath: string, netboxUrl?: string): string {
   const path = `${basePath}${pagePath}`;
   if (!netboxUrl) return path;

@@ -2,7 +2,6 @@
  * Every NetBox URL (token-carrying requests, links) is built here with the URL API from NETBOX_URL and a checked path:
  * joined strings let a `data.url` of `@evil.example/` move `https://netbox.example.com` to evil.example.
  */
-
 /** NETBOX_URL split: `origin` (`https://netbox.example.com:8443`) and NetBox's BASE_PATH (`/netbox` or '', never ending in `/`). */
 export interface NetboxBase {
   origin: string;
@@ -58,7 +57,6 @@ export function buildNetboxUrl(base: NetboxBase, pathOrUrl: string, options: Bui
   const problem = findNetboxPathProblem(path);
   if (problem) return { ok: false, reason: `${describe(pathOrUrl)} is not a NetBox path: it ${problem}` };
   // Dot-segments (also percent-encoded) first, as servers do: `/netbox/../other-app/` must fail the base-path check.
-
   const resolved = resolveDotSegments(path);
   // NetBox's own paths carry its base path already; a NETBOX_URL with a base path must not double it.
   const full = base.basePath && !isUnderBasePath(resolved, base.basePath) ? `${base.basePath}${resolved}` : resolved;

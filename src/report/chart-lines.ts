@@ -2,7 +2,6 @@
  * Every chart's lines, one colour per severity everywhere; each also differs by marker or dashes (colour-blind readers, grey
  * print). Each reads at 3:1 (WCAG graphics) on white and the mail's grey; `darkColour`: the same hue for dark mode.
  */
-
 export const CHART_LINES = [
   { key: 'overall', name: 'Overall', colour: '#64748b', darkColour: '#94a3b8', dash: '7 4', marker: 'none' },
   { key: 'HIGH', name: 'HIGH', colour: '#dc2626', darkColour: '#f87171', dash: '', marker: 'circle' },

@@ -76,7 +76,6 @@ function readZoneParts(date: Date, timeZone: string): DateTimeParts {
 }
 
 /** The dateTime shape in UTC from the Date's own fields (Intl's text from year 1 on), without a formatter's ~6 MB of ICU data. */
-
 function readUtcParts(date: Date): DateTimeParts {
   const two = (n: number) => String(n).padStart(2, '0');
   return {

@@ -1,5 +1,4 @@
 /** Python's `round(x, 1)` rounds exact ties (n + 0.25, n + 0.75) half to even, `toFixed` half up: 6.25 is "6.2" vs "6.3". */
-
 function roundHalfEven1(value: number): number {
   const quarters = value * 4;
   if (Number.isInteger(quarters) && !Number.isInteger(value * 2)) {

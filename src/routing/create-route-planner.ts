@@ -151,7 +151,6 @@ async function splitByOwner(
  * A group's ratios over every device it owns (a site's passing switches count too), else over its failing and fixed devices;
  * null counts, with why, when NetBox could not give the results.
  */
-
 function countGroup(
   g: OwnerGroupPlan,
   owned: Map<string, number[]> | null,

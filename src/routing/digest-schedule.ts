@@ -4,7 +4,6 @@ import { Cron } from 'croner';
 export type DigestSchedule = ReturnType<typeof parseDigestSchedule>;
 
 /** Reads a cron expression with croner (paused: it only computes dates); throws on a bad expression or time zone. */
-
 export function parseDigestSchedule(schedule: string, timezone: string) {
   const cron = new Cron(schedule, { timezone, paused: true });
   // A pattern that never fires (30 February) is a mistake in a routes file, not a silent route.

@@ -133,7 +133,6 @@ function describePath(path: PropertyKey[], value: unknown, list: { listKey: stri
 }
 
 /** Who hears relay notices (the watchdog's): everyone the routes mail, each once, in its strongest field. */
-
 export function buildNoticeRecipients(routes: readonly Route[]): { to: string[]; cc: string[]; bcc: string[] } {
   const key = (address: string) => (/<([^>]+)>/.exec(address)?.[1] ?? address).trim().toLowerCase();
   const seen = new Set<string>();

@@ -152,8 +152,12 @@ function sameScalar(actual: unknown, expected: unknown): boolean {
   if (actual !== null && typeof actual === 'object' && 'value' in actual) actual = actual.value;
   if (Array.isArray(actual)) return actual.some((a) => sameScalar(a, expected));
   if (actual === expected) return true;
-  // A number or boolean field matches its text in the routes file (`3` and `"3"`).
-  return actual !== undefined && actual !== null && expected !== null && String(actual) === String(expected);
+  return actual !== undefined && actual !== null && expected !== null && sameText(actual, expected);
+}
+
+/** A number or boolean field matches its text in the routes file (`3` and `"3"`). */
+function sameText(actual: unknown, expected: unknown): boolean {
+  return String(actual) === String(expected);
 }
 
 /** The notify policy of a matched route: send now, or hold back and say why. */
@@ -181,7 +185,6 @@ function decideNotify(route: Route, facts: ReportFacts, trend: Trend | null, las
 }
 
 /** Changed since the previous report: by the failing pairs when known, else by each severity's failed count (blind to swaps). */
-
 function describeChange(facts: ReportFacts, trend: Trend | null): { changed: boolean; why: string } {
   const previous = trend?.previous;
   if (!previous) {

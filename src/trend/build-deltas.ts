@@ -69,7 +69,6 @@ export function addOverall(lines: SeverityCounts): ReportCounts {
 }
 
 /** A devices-only trend's lines: failing counts against the previous report, today's percentage from `counts`, no points. */
-
 export function buildFailingDeltas(now: Record<Severity, number>, then: Record<Severity, number>, counts: ReportCounts | null) {
   const withTotal = (of: Record<Severity, number>) => ({ overall: of.HIGH + of.MIDDLE + of.LOW, ...of });
   const [failedNow, failedThen] = [withTotal(now), withTotal(then)];

@@ -55,7 +55,6 @@ export function buildDevicesTrend(
 }
 
 /** Both sides over the larger failing count per severity: a ratio falls exactly when the failing count grows. */
-
 function overSameCount(failing: Record<Severity, number>, other: Record<Severity, number>): ReportCounts {
   const [HIGH, MIDDLE, LOW] = SEVERITIES.map((s) => {
     const count = Math.max(failing[s], other[s]);

@@ -59,7 +59,6 @@ export function buildPeriodPoint(report: ReportSnapshot) {
  * The states of pairs whose failing changed from `chain[0]` to the last, from the stored comparisons: each as the report
  * right after its last failure (or before its last run began) recorded it. Unrecorded: unknown; stored without states: evaluated.
  */
-
 function derivePeriodStates(chain: readonly ReportSnapshot[]): PairStates | undefined {
   const first = chain[0];
   const last = chain[chain.length - 1];

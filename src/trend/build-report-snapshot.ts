@@ -6,7 +6,6 @@ import type { FailingPair, ReportSnapshot } from './types';
  * A report's series: the NetBox URL plus the base path in the report's `url`. Not the sender's IP: RQ workers change it on
  * every restart. A named source has its own (report ids collide across NetBoxes); the default keeps its old key.
  */
-
 export function buildSourceSeriesKey(options: { source: string; netboxUrl?: string; reportUrl: string }): string {
   const netboxSeries = `${options.netboxUrl ?? 'netbox'}|${findNetboxBasePath(options.reportUrl)}`;
   return options.source === DEFAULT_SOURCE_NAME ? netboxSeries : `source:${options.source}|${netboxSeries}`;

@@ -26,7 +26,6 @@ export function failingKeys(failing: readonly FailingPair[]): ReadonlySet<string
 }
 
 /** Walks back while each pair keeps failing, in typed arrays: thousands of pairs, 30 reports deep, are too slow as objects. */
-
 export function buildStreaks(current: ReportSnapshot, still: FailingPair[], history: readonly ReportSnapshot[], historyTruncated: boolean) {
   if (still.length === 0) return [];
   const keys = still.map(pairKey);

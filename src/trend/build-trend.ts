@@ -152,7 +152,6 @@ function listPairs(newlyFailing: FailingPair[], fixed: FailingPair[], stillFaili
 }
 
 /** Groups pairs per test (HIGH first, most devices, name), devices by name, with the longest streak and where it began. */
-
 function groupPairsByTest(pairs: readonly (FailingPair & { reports?: number; sinceReportId?: number })[]) {
   const byTest = new Map<string, { severity: Severity; devices: string[]; longestReports: number; longestSinceReportId: number | null }>();
   for (const pair of pairs) {

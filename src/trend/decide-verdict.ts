@@ -25,7 +25,6 @@ export interface VerdictFacts {
  * failing count rose) → worse; ratio rose or a fix (count fell) → better; both → mixed. Then HIGH dominates: worse → "worse"
  * ("mixed" if MIDDLE/LOW improved); better → "better" ("mixed" if MIDDLE/LOW got worse); unchanged → MIDDLE and LOW decide.
  */
-
 export function decideVerdict(facts: VerdictFacts): { verdict: Verdict; scopeChanged: boolean } {
   const { current, previous: counted } = facts;
   if (counted === null) return { verdict: 'first', scopeChanged: false };

@@ -28,7 +28,6 @@ type TrendHistory = Pick<RecordedTrend, 'history' | 'options'>;
 export const STREAK_HISTORY_MAX = 30;
 
 /** Reads the reports before `current` in its series (NetBox's order), pending ones included; a late report reads those before it. */
-
 export async function readTrendHistory(store: ReportHistory, current: ReportSnapshot): Promise<TrendHistory> {
   const history: ReportSnapshot[] = [];
   let truncated = false;
@@ -37,7 +36,6 @@ export async function readTrendHistory(store: ReportHistory, current: ReportSnap
   const open = new Set(current.failing ? failingKeys(current.failing) : []);
   for (;;) {
     // Only the previous report's ids go into the trend (its fixed pairs link to their results).
-
     const report = await store.findReportBefore(current.series, cursor, { failingIds: history.length === 0 });
     if (!report || report.dedupKey === current.dedupKey) break;
     if (history.length === STREAK_HISTORY_MAX) {
@@ -56,7 +54,6 @@ export async function readTrendHistory(store: ReportHistory, current: ReportSnap
 }
 
 /** `current`'s trend without `leftOut`, fixed told from not evaluated by `states`. Pure: a retry stores the same `current`. */
-
 export function buildRecordedTrend(
   current: ReportSnapshot,
   { history, options: read }: TrendHistory,

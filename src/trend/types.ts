@@ -21,7 +21,6 @@ export function hasIds(pair: FailingPair): pair is FailingResult {
  * What NetBox says of the pairs whose failing changed: a pair gone from a failing set passed or was not evaluated, and only
  * a `passed: true` result tells which. A side is null when NetBox could not tell.
  */
-
 export interface PairStates {
   /** By pairKey, each pair that failed before and does not now: whether this report has a result for it (so it passed); absent: unknown. */
   now: ReadonlyMap<string, boolean> | null;

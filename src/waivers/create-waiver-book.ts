@@ -2,7 +2,6 @@ import { RelayError, type Clock, type Logger, compareNames } from '../shared';
 import { classifyWaiver, parseNewWaiver, WAIVER_NAME_MAX, type NewWaiver, type Waiver, type WaiverStatus } from './waiver';
 
 /** Which waivers to list at `at` (`active` includes expiring ones); names match exactly, absent: any. */
-
 export interface WaiverFilter {
   at: number;
   status?: WaiverStatus;

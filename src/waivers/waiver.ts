@@ -107,7 +107,6 @@ const name = (what: string) =>
     .max(WAIVER_NAME_MAX, `must be at most ${WAIVER_NAME_MAX} characters`);
 
 /** A waiver as asked for (API, CLI, form, WAIVERS_FILE): a device, or `allDevices` with a reason; an unticked box is absent. */
-
 const WaiverRequestSchema = z.object({
   source: name('a NetBox source').optional(),
   test: name('the test name as NetBox shows it'),

@@ -59,7 +59,6 @@ export const EnvelopeSchema = z.looseObject({
 export type Envelope = z.infer<typeof EnvelopeSchema>;
 
 /** `custom_fields` are free-form JSON: bounded at the door, so a deep value is a 422 naming its field, not a stack overflow later. */
-
 const MAX_CUSTOM_FIELD_DEPTH = 32;
 /** Characters of one field's value, as JSON, about: strings and keys counted, plus a few per value. */
 const MAX_CUSTOM_FIELD_CHARS = 512 * 1024;

@@ -44,7 +44,6 @@ const REPORT_OBJECT_TYPE = 'validity.compliancereport';
  * The raw body posted to `source`'s path as a typed delivery, or a {@link RelayError} listing every issue (BODY_NOT_UTF8,
  * BODY_NOT_JSON, ENVELOPE_INVALID, REPORT_INVALID). Call only after the signature was checked on these bytes.
  */
-
 export function parseDelivery(body: Uint8Array, source: string = DEFAULT_SOURCE_NAME): Delivery {
   // isUtf8 checks in native code without building a string; toString then decodes once.
   if (!isUtf8(body)) throw new RelayError('BODY_NOT_UTF8');

@@ -14,7 +14,6 @@ export function verifySignature(body: Uint8Array, header: string | undefined, se
   const hex = header.trim();
   if (hex === '') return 'missing';
   // Anything but 128 hex digits is wrong whatever the secret, yet still hashed and compared: it costs the same time.
-
   const wellFormed = HEX_SHA512.test(hex);
   const given = wellFormed ? Buffer.from(hex, 'hex') : Buffer.alloc(SHA512_BYTES);
   let ok = false;
