@@ -6,28 +6,18 @@ import { createFailureSummarizer, type FailureSummary } from './summarize-failur
 /** Why the failing results are not in the mail. */
 type EnrichmentMissingCode = 'NO_NETBOX_URL' | 'NO_TOKEN' | 'OTHER_NETBOX' | 'RESULTS_DELETED' | NetboxErrorCode;
 
+/** `reason`: one line for the mail, what is missing and why; `detail`: the technical cause, for the log. */
 export type Enrichment =
-  | { status: 'ok'; summary: FailureSummary }
-  | {
-      status: 'missing';
-      code: EnrichmentMissingCode;
-      /** One line for the mail: what is missing and why. */
-      reason: string;
-      /** The technical cause, for the log. */
-      detail?: string;
-    };
+  { status: 'ok'; summary: FailureSummary } | { status: 'missing'; code: EnrichmentMissingCode; reason: string; detail?: string };
 
-export interface EnrichReportOptions {
-  /** Absent when NETBOX_URL is unset. */
-  client?: NetboxClient;
-  /** The whole fetch, retries included, ends within it. */
-  budgetMs: number;
-  /** The budget's deadline, on the NetBox client's clock, when the caller shares it with more requests (default: `budgetMs` from now). */
-  deadline?: number;
-}
-
-/** Summarizes a report's failing results as they stream in. Never throws: a failure is `missing` with why; the counts still go out. */
-export async function enrichReport(delivery: ReportDelivery, options: EnrichReportOptions): Promise<Enrichment> {
+/**
+ * Summarizes a report's failing results as they stream in, within `budgetMs` (retries included) or a shared `deadline` on
+ * the client's clock. Never throws: a failure is `missing` with why; the counts still go out. No `client`: no NETBOX_URL.
+ */
+export async function enrichReport(
+  delivery: ReportDelivery,
+  options: { client?: NetboxClient; budgetMs: number; deadline?: number },
+): Promise<Enrichment> {
   const report = delivery.report;
   const summarizer = createFailureSummarizer();
   if (delivery.counts.overall.passed === delivery.counts.overall.count) return { status: 'ok', summary: summarizer.finish() };

@@ -25,9 +25,7 @@ export interface NetboxClientOptions {
 }
 
 /** `deadline`: epoch milliseconds after which no request is started and running ones are cut. */
-export interface RequestBudget {
-  deadline: number;
-}
+export type RequestBudget = { deadline: number };
 
 /** Receives each complete page's results; answering `false` stops the list there. */
 type PageHandler = (results: Record<string, unknown>[]) => unknown;
