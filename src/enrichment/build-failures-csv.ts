@@ -3,16 +3,10 @@ import type { FailingResult } from '../trend';
 
 const HEADER = ['device', 'test', 'severity', 'result_url'];
 
-/**
- * A line break inside a cell followed by a character that starts a formula (OWASP's list: `=`, `+`, `-`, `@`, tab):
- * csv-stringify's `escape_formulas` looks at a cell's first character only, so each such line gets a `'` here.
- */
+/** A formula start (OWASP: `= + - @` tab) after a line break in a cell: csv-stringify's `escape_formulas` sees only the first. */
 const FORMULA_AFTER_LINE_BREAK = /(\r\n|\r|\n)(?=[=+\-@\t])/g;
 
-/**
- * Every failing result as CSV (RFC 4180), stopping before `maxBytes`. Cells a spreadsheet would run as a formula, on any
- * of their lines, are escaped: device and test names come from NetBox users.
- */
+/** Every failing result as CSV (RFC 4180) within `maxBytes`; formulas escaped on every line (NetBox users write the names). */
 export function buildFailuresCsv(
   results: readonly FailingResult[],
   options: { maxBytes: number; resultUrl: (resultId: number) => string },

@@ -6,31 +6,18 @@ import { createFailureSummarizer, type FailureSummary } from './summarize-failur
 /** Why the failing results are not in the mail. */
 type EnrichmentMissingCode = 'NO_NETBOX_URL' | 'NO_TOKEN' | 'OTHER_NETBOX' | 'RESULTS_DELETED' | NetboxErrorCode;
 
+/** `reason`: one line for the mail, what is missing and why; `detail`: the technical cause, for the log. */
 export type Enrichment =
-  | { status: 'ok'; summary: FailureSummary }
-  | {
-      status: 'missing';
-      code: EnrichmentMissingCode;
-      /** One line for the mail: what is missing and why. */
-      reason: string;
-      /** The technical cause, for the log. */
-      detail?: string;
-    };
-
-export interface EnrichReportOptions {
-  /** Absent when NETBOX_URL is unset. */
-  client?: NetboxClient;
-  /** The whole fetch, retries included, ends within it. */
-  budgetMs: number;
-  /** The budget's deadline, on the NetBox client's clock, when the caller shares it with more requests (default: `budgetMs` from now). */
-  deadline?: number;
-}
+  { status: 'ok'; summary: FailureSummary } | { status: 'missing'; code: EnrichmentMissingCode; reason: string; detail?: string };
 
 /**
- * Fetches the failing results of a report from NetBox and summarizes them while they stream in. Never throws: every
- * failure becomes `{status: 'missing'}` with one line saying why, so the mail still goes out with the webhook's counts.
+ * Summarizes a report's failing results as they stream in, within `budgetMs` (retries included) or a shared `deadline` on
+ * the client's clock. Never throws: a failure is `missing` with why; the counts still go out. No `client`: no NETBOX_URL.
  */
-export async function enrichReport(delivery: ReportDelivery, options: EnrichReportOptions): Promise<Enrichment> {
+export async function enrichReport(
+  delivery: ReportDelivery,
+  options: { client?: NetboxClient; budgetMs: number; deadline?: number },
+): Promise<Enrichment> {
   const report = delivery.report;
   const summarizer = createFailureSummarizer();
   if (delivery.counts.overall.passed === delivery.counts.overall.count) return { status: 'ok', summary: summarizer.finish() };
@@ -39,8 +26,7 @@ export async function enrichReport(delivery: ReportDelivery, options: EnrichRepo
     return missing('NO_TOKEN', 'set NETBOX_TOKEN (a read-only NetBox API token) on the relay to see them here.');
   const budget = { deadline: options.deadline ?? systemClock.now() + options.budgetMs };
   try {
-    // The report itself first: a 404 says validity deleted it, and its creation time proves it is the
-    // report the webhook announced (and not one with the same id on another NetBox).
+    // The report first: a 404 says validity deleted it; its creation time proves it is the one announced, not a namesake.
     const found = (await options.client.getJson(report.url, budget)) as { created?: unknown } | null;
     const foundCreated = typeof found?.created === 'string' ? Date.parse(found.created) : Number.NaN;
     if (foundCreated !== Date.parse(report.created)) {
@@ -51,8 +37,7 @@ export async function enrichReport(delivery: ReportDelivery, options: EnrichRepo
     }
     const failing = buildListPath(report.results_url, { passed: 'false', limit: NETBOX_PAGE_SIZE, omit: 'explanation' });
     const listed = await options.client.streamList(failing, (page) => summarizer.add(page), budget);
-    // validity fires the webhook before its run ends; a later step that raises makes it delete the run's results,
-    // keeping the report and its counts: none listed is then not "nothing failed".
+    // A run that raises after its webhook deletes its results but keeps its counts: none listed is not "nothing failed".
     if (listed.items === 0)
       return missing(
         'RESULTS_DELETED',

@@ -2,10 +2,8 @@ import { buildListPath, chunkIds, NETBOX_PAGE_SIZE, NetboxError, readResultRefs,
 import { failingKeys, NO_PAIR_STATES, pairKey, type FailingPair, type PairStates, type ReportSnapshot } from '../trend';
 
 /**
- * Asks NetBox, within the enrichment's budget, whether the pairs whose failing changed passed or were not evaluated: on this
- * report for those that failed only in the previous one, on the previous for those failing only in this one. An unchanged
- * failing set costs no request, and so do states `stored` with the report (a preview says what its mail said). NetBox's
- * failures never throw: a side NetBox cannot answer stays unknown, with one line saying why.
+ * Asks NetBox whether the pairs whose failing changed passed or were not evaluated, each on the report where it does not fail.
+ * Unchanged sets and `stored` states cost no request. Never throws: a side NetBox cannot answer stays unknown, saying why.
  */
 export async function readPairStates(options: {
   /** Absent without NETBOX_URL: nothing can be asked. */
@@ -96,10 +94,8 @@ export type PairToAsk = { key: string; deviceId: number; testId: number };
 const CONCURRENT_REQUESTS = 4;
 
 /**
- * The keys of `pairs` with a `passed: true` result in the report whose `results_url` is `resultsUrl`, asking only for
- * those pairs (see buildBlocks). validity answers 400 for the whole request when one id names a device or test deleted
- * from NetBox (such a pair has no result anywhere): the block is halved on that filter until the deleted id stands alone
- * and is left out (returned as deleted). Throws a NetboxError when NetBox cannot answer; never takes longer than `budget`.
+ * The keys of `pairs` with a `passed: true` result at `resultsUrl`. One deleted device or test id makes validity answer 400
+ * for the whole block: it is halved on that filter until the id stands alone, then returned as deleted. Throws a NetboxError.
  */
 export async function readPassedPairs(client: NetboxClient, resultsUrl: string, pairs: readonly PairToAsk[], budget: RequestBudget) {
   const passed = new Set<string>();
@@ -143,10 +139,7 @@ export async function readPassedPairs(client: NetboxClient, resultsUrl: string, 
   return { passed, deletedTests: deleted.tests, deletedDevices: deleted.devices };
 }
 
-/**
- * The requests' blocks: per test its devices, tests with the very same devices together (a device that dropped out fails
- * many tests: one request), each side cut into blocks of ids (chunkIds). Every block asks only for pairs in `pairs`.
- */
+/** Blocks of ids (chunkIds), tests with the very same devices together (a dropped device fails many tests): only `pairs`. */
 function buildBlocks(pairs: readonly PairToAsk[]): { tests: number[]; devices: number[] }[] {
   const devicesOfTest = new Map<number, number[]>();
   for (const p of pairs) {

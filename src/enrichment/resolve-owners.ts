@@ -31,10 +31,7 @@ export type OwnerLookup = { status: 'ok'; devices: NetboxDevice[]; contacts: Own
 /** Each device's results in the report per severity (a device absent has none), or why NetBox could not count them. */
 export type ResultCounts = { status: 'ok'; perDevice: Map<number, Record<Severity, number>> } | LookupMissing;
 
-/**
- * Owner look-ups bound to one delivery's budget (measured from the first request). Each reads in bulk, for every
- * owner at once: NetBox's requests grow with the report's pages, not with its owners.
- */
+/** Owner look-ups on one delivery's budget, each in bulk: NetBox's requests grow with the report's pages, not its owners. */
 export interface OwnerDirectory {
   lookup(deviceIds: readonly number[], queries: readonly OwnerQuery[]): Promise<OwnerLookup>;
   /** Every device NetBox lists for each of these objects (devices, sites, tenants), keyed `<type>:<id>`; null when it could not say. */
@@ -50,10 +47,7 @@ const MAX_CACHED = 200;
 /** How long a report's answer is reused (a retry of a plan step, a preview right after). */
 const CACHE_TTL_MS = 10 * 60 * 1000;
 
-/**
- * Creates the owner resolver of one NetBox source: a report's directory shares one time budget and a cache (with a TTL),
- * so two routes asking the same, or a plan retried shortly after, cost no second round of requests. Never throws.
- */
+/** One NetBox source's owner resolver: a budget and a TTL cache per report, so routes and quick retries ask once. Never throws. */
 export function createOwnerResolver(options: OwnerResolverOptions): (reportKey: string, resultsUrl: string) => OwnerDirectory {
   const clock = options.clock ?? systemClock;
   const cache = new Map<string, { at: number; value: Promise<unknown> }>();

@@ -3,10 +3,7 @@ import { SEVERITY_ORDER, type Severity } from '../report';
 import type { FailingResult } from '../trend';
 import { compareNames } from '../shared';
 
-/**
- * One failing test: the devices it fails on (results, to be exact: a dynamic pair counts once) and the first few failing
- * results, in the order NetBox listed them.
- */
+/** One failing test: its failing results (a dynamic pair counts once), the first few kept in NetBox's order. */
 type FailingTest = { testId: number | null; severity: Severity; name: string; failingDevices: number; firstResults: FailingResult[] };
 
 /** What the failing results of one report say, computed in one pass as the pages stream in. */
@@ -15,10 +12,7 @@ export type FailureSummary = ReturnType<ReturnType<typeof createFailureSummarize
 /** Results kept per test for the mail ("the first few device names"). */
 const FIRST_RESULTS_PER_TEST = 5;
 
-/**
- * Accumulates failing results page by page (passing ones are ignored); `finish()` sorts. Memory is one lean record per
- * failing result, never the explanations.
- */
+/** Accumulates failing results page by page; `finish()` sorts. One lean record per failing result, never the explanations. */
 export function createFailureSummarizer() {
   const results: FailingResult[] = [];
   const tests = new Map<string, FailingTest>();

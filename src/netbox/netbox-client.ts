@@ -9,10 +9,8 @@ import { NetboxError, classifyNetboxStatus, describeTlsFailure } from './netbox-
 import { parsePageStream } from './parse-page-stream';
 
 /**
- * `url`: NETBOX_URL (origin and NetBox's BASE_PATH); `token`: a v2 `nbt_<key>.<token>` (NetBox ≥ 4.5) or a legacy key;
- * `ca`: NETBOX_CA_FILE's PEM (the certificate is always verified, against it when given); `timeoutMs`: the longest silence
- * of one request; `maxAttempts` (default 3) and `retryBaseMs` (default 250, doubled each time) for transient failures;
- * `agent` for tests; `proxy`: the environment's (NETBOX_URL goes through the one in force for it); `clock`: deadlines' clock.
+ * `url`: NETBOX_URL with its BASE_PATH; `ca`: NETBOX_CA_FILE's PEM (certificates are always verified); `timeoutMs`: the
+ * longest silence of one request; `retryBaseMs` doubles per attempt; `proxy`: the environment's; `agent` for tests.
  */
 export interface NetboxClientOptions {
   url: string;
@@ -27,9 +25,7 @@ export interface NetboxClientOptions {
 }
 
 /** `deadline`: epoch milliseconds after which no request is started and running ones are cut. */
-export interface RequestBudget {
-  deadline: number;
-}
+export type RequestBudget = { deadline: number };
 
 /** Receives each complete page's results; answering `false` stops the list there. */
 type PageHandler = (results: Record<string, unknown>[]) => unknown;
@@ -45,10 +41,7 @@ type ClientContext = ReturnType<typeof resolveOptions>;
 
 const HEADERS: Readonly<Record<string, string>> = { Accept: 'application/json', 'User-Agent': 'compliance-relay' };
 
-/**
- * Creates the client. Every request is bounded by `timeoutMs` of silence and by the caller's deadline;
- * transient failures are retried (exponential pauses) only while the deadline leaves room.
- */
+/** Every request is bounded by `timeoutMs` of silence and the caller's deadline; transient failures retry while it leaves room. */
 export function createNetboxClient(options: NetboxClientOptions) {
   const context = resolveOptions(options);
   const { base, agent } = context;
@@ -59,19 +52,14 @@ export function createNetboxClient(options: NetboxClientOptions) {
     close(): void {
       if (!options.agent) agent.destroy();
     },
-    /**
-     * GETs one JSON document (a report, the status). `pathOrUrl` is a NetBox path (it may carry NetBox's
-     * base path) or a URL on NETBOX_URL's origin; anything else is refused (`UNSAFE_URL`) before a request.
-     */
+    /** GETs one JSON document: a NetBox path or a URL on NETBOX_URL's origin; anything else is UNSAFE_URL, never sent. */
     getJson: (pathOrUrl: string, budget: RequestBudget): Promise<unknown> => fetchJson(context, pathOrUrl, budget),
     /** POSTs or PATCHes a JSON body to a NetBox path (as for getJson) and answers NetBox's JSON; a write is sent once, never retried. */
     sendJson: (method: 'POST' | 'PATCH', path: string, body: object, budget: RequestBudget): Promise<unknown> =>
       fetchJson(context, path, budget, { method, body: JSON.stringify(body) }),
     /**
-     * GETs every page of a list (`pathOrUrl` as for getJson), following `next` (rewritten onto
-     * NETBOX_URL's origin; a `next` that is not a clean path is refused), and calls `onPage` with each
-     * page's results (explanations dropped) once the page is complete, so a page retried after a reset
-     * is never delivered twice.
+     * GETs every page of a list, following `next` (re-based onto NETBOX_URL's origin), and hands `onPage` each page's results
+     * (explanations dropped) once complete, so a page retried after a reset is never delivered twice.
      */
     streamList: (pathOrUrl: string, onPage: PageHandler, budget: RequestBudget) => streamPages(context, pathOrUrl, onPage, budget),
   };
@@ -97,10 +85,7 @@ function resolveOptions(options: NetboxClientOptions) {
   };
 }
 
-/**
- * The agent for requests to NetBox at `origin`: through the proxy the environment names for it, `proxyUrl` (a CONNECT
- * tunnel for https, absolute URLs for http), else direct. The proxy agents load only when a proxy is in force.
- */
+/** Through `proxyUrl` when the environment names one (CONNECT for https), else direct; proxy agents load only when used. */
 function createNetboxAgent(origin: string, proxyUrl: string | undefined, options: http.AgentOptions): http.Agent {
   const secure = origin.startsWith('https:');
   if (proxyUrl === undefined) return secure ? new https.Agent(options) : new http.Agent(options);
@@ -122,8 +107,7 @@ type Write = { method: 'POST' | 'PATCH'; body: string };
 function openResponse(context: ClientContext, url: URL, budget: RequestBudget, write?: Write): Promise<IncomingMessage> {
   return new Promise((resolvePromise, reject) => {
     const { base, authorization } = context;
-    // The only place the token is attached, after the last check that the request goes to NETBOX_URL's origin;
-    // a throw here rejects the promise before any request is made.
+    // The only place the token is attached, after the last origin check (a throw here rejects before any request).
     if (url.origin !== base.origin || url.username !== '' || url.password !== '')
       throw new NetboxError(
         'UNSAFE_URL',
@@ -236,10 +220,7 @@ async function readBounded(response: IncomingMessage, maxBytes: number): Promise
   return Buffer.concat(chunks).toString('utf8');
 }
 
-/**
- * NetBox (Django REST framework) explains refusals as `{"detail": "..."}`, or per field (a 400 for an unknown
- * filter value, a refused write): `{"report_id": ["Select a valid choice..."]}`.
- */
+/** DRF explains refusals as `{"detail": "..."}`, or per field (`{"report_id": ["Select a valid choice..."]}`). */
 function detailOf(text: string): string | undefined {
   try {
     const body = JSON.parse(text) as Record<string, unknown>;

@@ -1,10 +1,7 @@
 /**
- * Why a NetBox API call failed, in the terms the mail and the logs need:
- * - AUTH: 401/403, the token is missing, wrong or lacks permission;
- * - NOT_FOUND: 404 for the report, or 400 for its `report_id` filter: validity deleted it (it keeps only the newest `store_reports`);
- * - UNREACHABLE: connection refused/reset, DNS, TLS; TIMEOUT: no answer within the request timeout or the budget; SERVER: 5xx;
- * - PROTOCOL: an answer that is not the JSON NetBox sends (a proxy's login page, say);
- * - UNSAFE_URL: the URL (from a webhook, or a page's `next`) is not a clean path on NETBOX_URL's origin: nothing was sent.
+ * Why a NetBox call failed: AUTH (401/403); NOT_FOUND (404, or 400 on `report_id`: validity deleted it); UNREACHABLE
+ * (refused, reset, DNS, TLS); TIMEOUT; SERVER (5xx); PROTOCOL (not NetBox's JSON); UNSAFE_URL (not a clean path on
+ * NETBOX_URL's origin: nothing was sent).
  */
 export type NetboxErrorCode = 'AUTH' | 'NOT_FOUND' | 'UNREACHABLE' | 'TIMEOUT' | 'SERVER' | 'PROTOCOL' | 'UNSAFE_URL';
 

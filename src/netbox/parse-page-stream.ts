@@ -4,10 +4,7 @@ import { NetboxError } from './netbox-error';
 /** Keys of a result whose values are skipped unread: validity's `explanation` can be megabytes per result. */
 const DROPPED_RESULT_KEYS = new Set(['explanation', 'custom_fields']);
 const MAX_PAGE_BYTES = 256 * 1024 * 1024;
-/**
- * What one page may hold in memory (1,000 results without explanations are about 0.6 MB, 1,000 devices
- * about 3 MB): a NetBox sending more is treated as broken, its page refused (PROTOCOL).
- */
+/** What one page may keep in memory (1,000 devices are about 3 MB): more is a broken NetBox (PROTOCOL). */
 export const MAX_PAGE_KEPT_BYTES = 16 * 1024 * 1024;
 /** One result without its explanation is a few hundred bytes; anything near this is not a result. */
 const MAX_RESULT_BYTES = 4 * 1024 * 1024;
@@ -23,11 +20,9 @@ const COMMA = 0x2c;
 const NULL_BYTES = Buffer.from('null');
 
 /**
- * Splits a NetBox list page as its bytes stream in: each element of `results` is cut out and parsed
- * on its own with JSON.parse, except the values of DROPPED_RESULT_KEYS, which are skipped byte by byte
- * and never held in memory, so a NetBox that ignores `?omit=explanation` (older than 4.5.2) costs
- * bandwidth, not memory. The rest of the page (`count`, `next`) is parsed from what remains. Only
- * strings and brackets are tracked: a general streaming tokenizer (stream-json) is far slower.
+ * Splits a list page as it streams in: each `results` element is JSON.parsed alone, DROPPED_RESULT_KEYS' values skipped
+ * unheld (NetBox < 4.5.2 ignores `?omit=explanation`); the rest (`count`, `next`) is parsed from what remains. Only
+ * strings and brackets are tracked: stream-json is far slower.
  */
 class PageScanner {
   private depth = 0;

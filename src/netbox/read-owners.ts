@@ -24,10 +24,7 @@ export function chunkIds(ids: readonly number[]): number[][] {
 /** NetBox's page size cap (MAX_PAGE_SIZE); larger values are silently clamped, `next` covers the rest. */
 export const NETBOX_PAGE_SIZE = 1000;
 
-/**
- * A NetBox list's path (a report's `results_url`, say) with these query parameters set (an array's ids each appended), a
- * fragment dropped: only the query is touched, the path stays exactly as given (by the webhook), for the client to check against NETBOX_URL.
- */
+/** A NetBox list's path with these query parameters (an array: each appended), fragment dropped; the path is left for the client to check. */
 export function buildListPath(listUrl: string, set: Record<string, string | number | readonly number[]>): string {
   const cut = listUrl.search(/[?#]/);
   const path = cut === -1 ? listUrl : listUrl.slice(0, cut);
@@ -39,11 +36,7 @@ export function buildListPath(listUrl: string, set: Record<string, string | numb
   return `${path}?${params.toString()}`;
 }
 
-/**
- * NetBox's and validity's versions from `/api/status/`, as written there (absent when it names none): contact assignments
- * name their object's type differently in NetBox 3.x and 4.x, validity filters its reports list from 3.0, and
- * `check-config --online` names both.
- */
+/** NetBox's and validity's versions from `/api/status/` (absent when it names none): 3.x and 4.x differ, as do validity's filters. */
 export async function readNetboxStatus(client: NetboxClient, budget: RequestBudget) {
   const status = (await client.getJson('/api/status/', budget)) as { 'netbox-version'?: unknown; plugins?: Record<string, unknown> } | null;
   const text = (version: unknown) => (typeof version === 'string' ? version : undefined);
@@ -54,10 +47,7 @@ export function listDevices(client: NetboxClient, ids: readonly number[], budget
   return listByIds(client, { path: '/api/dcim/devices/', param: 'id', ids }, budget, readDevice);
 }
 
-/**
- * Every device NetBox lists for these objects (a device itself, a site's, a tenant's), keyed `<type>:<id>`: each
- * owner's devices, failing or not, read for all objects at once (`site_id`/`tenant_id` repeated), never one per owner.
- */
+/** Every device of these objects (itself, a site's, a tenant's) keyed `<type>:<id>`, read for all at once, never one per owner. */
 export async function listOwnedDevices(client: NetboxClient, objects: readonly OwnerObject[], budget: RequestBudget) {
   const owned = new Map<string, number[]>();
   const add = (key: string, id: number) => {
@@ -80,10 +70,7 @@ export async function listOwnedDevices(client: NetboxClient, objects: readonly O
   return owned;
 }
 
-/**
- * The assignments of contacts with `role` (and `priority`) to these objects (the object's type is `object_type` in
- * NetBox 4.x, `content_type` in 3.x), filtered again here, so a filter NetBox ignored cannot widen who gets mail.
- */
+/** Contact assignments with `role` (and `priority`) to these objects, filtered again: an ignored filter cannot widen who gets mail. */
 export async function listContactAssignments(
   client: NetboxClient,
   query: { major: number; objectType: OwnerObjectType; objectIds: readonly number[]; role: string; priority?: string },
@@ -103,10 +90,7 @@ export function listContacts(client: NetboxClient, ids: readonly number[], budge
   return listByIds(client, { path: '/api/tenancy/contacts/', param: 'id', ids }, budget, readContact);
 }
 
-/**
- * Each device's results in a report, counted per severity, from one read of the whole report (pages of
- * {@link NETBOX_PAGE_SIZE}, no explanations): any set of devices is then counted without asking NetBox again.
- */
+/** Each device's results per severity, from one read of the whole report: any set of devices is then counted without asking again. */
 export async function countResultsPerDevice(client: NetboxClient, resultsUrl: string, budget: RequestBudget) {
   const perDevice = new Map<number, Record<Severity, number>>();
   await client.streamList(

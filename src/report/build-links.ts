@@ -4,11 +4,8 @@ import { buildNetboxUrl, findNetboxBasePath, findNetboxPathProblem, parseNetboxB
 export type ReportLinks = ReturnType<typeof buildLinks>;
 
 /**
- * NetBox serializes the report without a request, so `url` and `results_url` are relative and carry
- * NetBox's BASE_PATH (`/netbox/api/plugins/...`). The web pages share that base path. Each link is
- * http(s) on NETBOX_URL's origin (built by buildNetboxUrl, like the API requests), or, without
- * NETBOX_URL, a clean NetBox path that the templates show as text. A `results_url` that is not a
- * clean path (`javascript:…`, another host) is replaced by the path NetBox itself would have sent.
+ * `url` and `results_url` arrive relative, with NetBox's BASE_PATH, which the web pages share. Links are on NETBOX_URL's
+ * origin, or without it clean paths shown as text; an unclean `results_url` is replaced by the path NetBox would send.
  */
 export function buildLinks(reportId: number, apiUrl: string, resultsApiUrl: string, netboxUrl?: string) {
   const basePath = findNetboxBasePath(apiUrl);
@@ -27,11 +24,7 @@ export function buildLinks(reportId: number, apiUrl: string, resultsApiUrl: stri
   };
 }
 
-/**
- * A NetBox web page: absolute on NETBOX_URL when it is set (base path not doubled, built by buildNetboxUrl; a
- * path it refuses never becomes a link elsewhere: NETBOX_URL itself is linked instead), else NetBox's relative
- * path (shown as text).
- */
+/** A NetBox web page on NETBOX_URL (a refused path links NETBOX_URL itself), else NetBox's relative path (shown as text). */
 export function buildWebUrl(basePath: string, pagePath: string, netboxUrl?: string): string {
   const path = `${basePath}${pagePath}`;
   if (!netboxUrl) return path;

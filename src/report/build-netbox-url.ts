@@ -1,10 +1,7 @@
 /**
- * Every URL the relay builds for NetBox — the API requests that carry the token, and the links in
- * mails and on the dashboard — is built here, with the URL API, from NETBOX_URL's origin and base path
- * plus a path checked by {@link findNetboxPathProblem}. Joining strings let a webhook's `data.url` of
- * `@evil.example/` turn `https://netbox.example.com` into a URL on evil.example.
+ * Every NetBox URL (token-carrying requests, links) is built here with the URL API from NETBOX_URL and a checked path:
+ * joined strings let a `data.url` of `@evil.example/` move `https://netbox.example.com` to evil.example.
  */
-
 /** NETBOX_URL split: `origin` (`https://netbox.example.com:8443`) and NetBox's BASE_PATH (`/netbox` or '', never ending in `/`). */
 export interface NetboxBase {
   origin: string;
@@ -26,11 +23,7 @@ export function parseNetboxBase(netboxUrl: string): NetboxBase {
 // eslint-disable-next-line no-control-regex -- matching control characters is the point: they must be refused.
 const CONTROL_OR_SPACE = /[\u0000-\u0020\u007f-\u009f]/;
 
-/**
- * Why `path` is not a NetBox path the relay may request or link to, or null when it is one:
- * it must start with exactly one `/`, and hold no backslash (the URL API reads `\` as `/`), no
- * white space or control character, and — before its query — no `//` and no `@` (userinfo).
- */
+/** Why `path` is not a clean NetBox path (one leading `/`, no `\`, space or control; before the query no `//` or `@`), or null. */
 export function findNetboxPathProblem(path: string): string | null {
   if (!path.startsWith('/')) return 'does not start with /';
   if (path.includes('\\')) return 'contains a backslash';
@@ -41,19 +34,12 @@ export function findNetboxPathProblem(path: string): string | null {
   return null;
 }
 
-/**
- * `rebaseForeignOrigin`: an absolute URL on another origin is re-based onto NETBOX_URL (path and query kept) instead of
- * refused. Only for NetBox's own `next` links, built from the Host header NetBox saw (behind a proxy, not NETBOX_URL's).
- */
+/** `rebaseForeignOrigin`: re-base another origin onto NETBOX_URL, not refuse; only for `next` links (NetBox builds them from Host). */
 export interface BuildNetboxUrlOptions {
   rebaseForeignOrigin?: boolean;
 }
 
-/**
- * Builds the URL of a NetBox path (or of an absolute http(s) URL on NETBOX_URL's origin) on
- * NETBOX_URL, keeping NetBox's base path once. The result is on NETBOX_URL's origin, without
- * userinfo, or refused with the reason. Pure.
- */
+/** A NetBox path (or a URL on NETBOX_URL's origin) on NETBOX_URL, base path once, no userinfo; or refused with why. Pure. */
 export function buildNetboxUrl(base: NetboxBase, pathOrUrl: string, options: BuildNetboxUrlOptions = {}): NetboxUrlResult {
   let path = pathOrUrl;
   if (/^https?:\/\//i.test(pathOrUrl)) {
@@ -70,8 +56,7 @@ export function buildNetboxUrl(base: NetboxBase, pathOrUrl: string, options: Bui
   }
   const problem = findNetboxPathProblem(path);
   if (problem) return { ok: false, reason: `${describe(pathOrUrl)} is not a NetBox path: it ${problem}` };
-  // Dot-segments (`..`, `%2e%2e`, `.%2E`) are resolved first, as the URL parser and every server
-  // would: `/netbox/../other-app/` must not pass the base-path check below as a NetBox path.
+  // Dot-segments (also percent-encoded) first, as servers do: `/netbox/../other-app/` must fail the base-path check.
   const resolved = resolveDotSegments(path);
   // NetBox's own paths carry its base path already; a NETBOX_URL with a base path must not double it.
   const full = base.basePath && !isUnderBasePath(resolved, base.basePath) ? `${base.basePath}${resolved}` : resolved;

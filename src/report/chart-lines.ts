@@ -1,8 +1,6 @@
 /**
- * How every pass-ratio chart draws its lines (dashboard and mail), so a colour means the same severity everywhere. Each
- * line differs by more than its colour (its marker; Overall by its dashes, or a ring in the mail), for readers who cannot
- * tell red from orange and for print in grey. Each reads at 3:1 or more (WCAG's bar for graphics) on white and on the
- * mail's light grey strips; `darkColour` is the same hue lighter, for the templates' dark-mode `.chart-line-…` rules.
+ * Every chart's lines, one colour per severity everywhere; each also differs by marker or dashes (colour-blind readers, grey
+ * print). Each reads at 3:1 (WCAG graphics) on white and the mail's grey; `darkColour`: the same hue for dark mode.
  */
 export const CHART_LINES = [
   { key: 'overall', name: 'Overall', colour: '#64748b', darkColour: '#94a3b8', dash: '7 4', marker: 'none' },

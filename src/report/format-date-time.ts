@@ -1,7 +1,4 @@
-/**
- * One formatter per shape and time zone: building an Intl.DateTimeFormat loads and resolves locale and
- * zone data, costlier than the rest of a mail's view, and a relay uses one or two zones for its whole life.
- */
+/** One formatter per shape and zone: building one costs more than the rest of a mail's view. */
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
 const SHAPES = {
@@ -78,11 +75,7 @@ function readZoneParts(date: Date, timeZone: string): DateTimeParts {
   return parts;
 }
 
-/**
- * The dateTime shape in UTC (the default MAIL_TIMEZONE), read from the Date's own UTC fields: the text Intl gives
- * (from year 1 on; before it, Intl counts years by era), without building a formatter, which pages in about 6 MB of
- * ICU's locale and zone data. So a relay in UTC that has not mailed yet (its boot check renders sample mails) holds none.
- */
+/** The dateTime shape in UTC from the Date's own fields (Intl's text from year 1 on), without a formatter's ~6 MB of ICU data. */
 function readUtcParts(date: Date): DateTimeParts {
   const two = (n: number) => String(n).padStart(2, '0');
   return {

@@ -1,8 +1,4 @@
-/**
- * Python's `round(x, 1)` rounds the exact binary value half to even; JavaScript's `toFixed` rounds
- * half up. They differ only on exact ties at the second decimal, which a double can hold only as
- * n + 0.25 or n + 0.75: 6.25 is "6.2" in Python and "6.3" in toFixed (6.75 is "6.8" in both).
- */
+/** Python's `round(x, 1)` rounds exact ties (n + 0.25, n + 0.75) half to even, `toFixed` half up: 6.25 is "6.2" vs "6.3". */
 function roundHalfEven1(value: number): number {
   const quarters = value * 4;
   if (Number.isInteger(quarters) && !Number.isInteger(value * 2)) {

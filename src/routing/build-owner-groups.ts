@@ -7,10 +7,7 @@ import { isDomainAllowed, parseContactAddress } from './parse-contact-address';
 import type { OwnerSpec } from './routes-schema';
 import { compareNames } from '../shared';
 
-/**
- * Recipients of one owner mail at most: NetBox's contacts of one object, so that its To header stays
- * readable and a contact list grown by an attacker cannot fan out. An object with more goes to the fallback.
- */
+/** Most contacts of one object one mail goes to (a readable To, no fan-out from a grown list); more: to the fallback. */
 export const MAX_OWNER_RECIPIENTS = 20;
 /** Refused contacts named in the fallback's mail; the log lists them all. */
 const MAX_REFUSED_IN_NOTE = 5;
@@ -21,11 +18,9 @@ export const UNOWNED_GROUP_KEY = 'unowned';
 const OBJECT_WORDS: Record<OwnerObjectType, string> = { 'dcim.device': 'device', 'dcim.site': 'site', 'tenancy.tenant': 'tenant' };
 
 /**
- * Splits a route's failing results by owner, its groups not counted yet. Each object in `on` (the device, its site, its
- * tenant) with mailable contacts puts the device in the group of exactly those contacts, so a device may be in several;
- * groups are keyed by their recipients, so two sites with the same owner give one mail. A device nobody owns goes to the
- * fallback. `fixed` devices join their owners' groups the same way, so each mail counts its fixes. Beside the groups:
- * each group's owning NetBox objects, and each contact not mailed, one line each, for the log.
+ * Splits a route's failing (and `fixed`) devices by owner, uncounted: each object in `on` with mailable contacts puts the
+ * device in the group of exactly those contacts, keyed by recipients (two sites, one owner: one mail); nobody's: the
+ * fallback. Also each group's owning objects, and each contact not mailed, for the log.
  */
 export function buildOwnerGroups(
   route: string,
@@ -92,7 +87,6 @@ function finishGroup(route: string, spec: OwnerSpec, key: string, g: GroupTally,
   const more = refused.length > MAX_REFUSED_IN_NOTE ? ` and ${refused.length - MAX_REFUSED_IN_NOTE} more` : '';
   return {
     route,
-    // `unowned`, or `o-` and 12 hex of the recipients' hash: the same owners give the same key.
     key,
     to: g.to,
     why: !unowned
@@ -107,7 +101,6 @@ function finishGroup(route: string, spec: OwnerSpec, key: string, g: GroupTally,
     counts: null,
     ownedDevices: null,
     whole: false,
-    // For the fallback's mail: `Not mailed: "a@x, b@y" (contact of site fra1): is not one plain e-mail address (…); … and 3 more.`
     note: unowned && refused.length > 0 ? `Not mailed: ${refused.slice(0, MAX_REFUSED_IN_NOTE).join('; ')}${more}.` : null,
   };
 }

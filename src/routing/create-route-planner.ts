@@ -24,9 +24,8 @@ export interface PlannedReport {
 export type RoutePlanner = (composed: PlannedReport) => Promise<NewRouteMail[]>;
 
 /**
- * Evaluates the routes for a report on its facts and recorded trend. The last mail of each `repeat_after` route comes
- * from the recorded route mails, so every replica sees the same. Routes by owner are split into their groups here, once:
- * the plan is recorded with the decisions, and a retry sends it as it is, never asking NetBox again.
+ * Evaluates the routes on a report's facts and recorded trend; `repeat_after` reads the recorded route mails, so replicas agree.
+ * Owner groups are split here, once: the plan is recorded, and a retry sends it as it is, never asking NetBox again.
  */
 export function createRoutePlanner(options: {
   routes: readonly Route[];
@@ -79,9 +78,8 @@ export function createRoutePlanner(options: {
 }
 
 /**
- * One route's mail split by owner: each group its recipients, its devices' failures and its own
- * counts. The whole report goes to the fallback when there is nothing to split (nothing failed) or
- * nobody can say who owns what (no NetBox, NetBox down or too slow: the mail says so).
+ * One route's mail split by owner, each group with its devices' failures and counts; the whole report to the fallback when
+ * nothing failed or nobody can say who owns what (the mail says so).
  */
 async function splitByOwner(
   route: Route,
@@ -150,9 +148,8 @@ async function splitByOwner(
 }
 
 /**
- * A group's ratios over every device it owns (failing or not: a site's passing switches count too), or over its failing
- * (and fixed) devices alone when those could not be listed (unowned devices, a route narrowed to some devices). Null
- * counts, with why, when NetBox could not give the results.
+ * A group's ratios over every device it owns (a site's passing switches count too), else over its failing and fixed devices;
+ * null counts, with why, when NetBox could not give the results.
  */
 function countGroup(
   g: OwnerGroupPlan,

@@ -3,10 +3,7 @@ import { Cron } from 'croner';
 /** The ticks of a digest route's cron schedule, in its time zone. */
 export type DigestSchedule = ReturnType<typeof parseDigestSchedule>;
 
-/**
- * Reads a cron expression with croner (a paused job: it only computes dates, it never starts a
- * timer; the relay's own timer asks it). Throws when the expression or the time zone is not valid.
- */
+/** Reads a cron expression with croner (paused: it only computes dates); throws on a bad expression or time zone. */
 export function parseDigestSchedule(schedule: string, timezone: string) {
   const cron = new Cron(schedule, { timezone, paused: true });
   // A pattern that never fires (30 February) is a mistake in a routes file, not a silent route.

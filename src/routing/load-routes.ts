@@ -16,13 +16,8 @@ const MAX_ROUTES_FILE_BYTES = 256 * 1024;
 /** The name of the route used when no ROUTES_FILE is given: MAIL_TO/CC/BCC get every report. */
 export const DEFAULT_ROUTE_NAME = 'default';
 
-export interface RoutesFileIssue {
-  /** 1-based line in the file, when the YAML parser knows where the value is. */
-  line?: number;
-  /** "route 2 (on-call) notify", "routes", ... */
-  where: string;
-  message: string;
-}
+/** `where`: "route 2 (on-call) notify"; `line`: 1-based, when the YAML parser knows it. */
+type RoutesFileIssue = { line?: number; where: string; message: string };
 
 export class RoutesFileError extends Error {
   readonly issues: RoutesFileIssue[];
@@ -43,9 +38,8 @@ export function parseRoutesFile(text: string, file: string): Route[] {
 }
 
 /**
- * Parses a YAML configuration file holding one named list (`routes:`, `sources:`) against `schema`.
- * Throws {@link RoutesFileError} with every problem, each naming the item (number and name), the
- * field, and the line when the parser knows it; names must differ, ignoring case.
+ * Parses a YAML file holding one named list (`routes:`, `sources:`) against `schema`; throws {@link RoutesFileError} with
+ * every problem, naming item, field and line. Names must differ, ignoring case.
  */
 export function parseYamlListFile<T>(text: string, file: string, schema: z.ZodType<T>, list: { listKey: string; noun: string }): T {
   if (Buffer.byteLength(text) > MAX_ROUTES_FILE_BYTES) {
@@ -77,10 +71,7 @@ export function parseYamlListFile<T>(text: string, file: string, schema: z.ZodTy
   return parsed.data!;
 }
 
-/**
- * Reads and parses a configuration file; instead of throwing, reports each problem as
- * "<file> line N: route 2 (on-call) notify: why" (or "cannot read <file>: ENOENT") and returns undefined.
- */
+/** Reads and parses a configuration file; reports each problem instead of throwing, and returns undefined. */
 export function readYamlListFile<T>(
   file: string,
   readFile: (file: string) => string,
@@ -141,10 +132,7 @@ function describePath(path: PropertyKey[], value: unknown, list: { listKey: stri
   return rest ? `${label} ${rest}` : label;
 }
 
-/**
- * Everyone the routes mail (to, cc, bcc each deduplicated, an address in a stronger field kept
- * there only): who must hear about relay notices such as the watchdog's "no report since …".
- */
+/** Who hears relay notices (the watchdog's): everyone the routes mail, each once, in its strongest field. */
 export function buildNoticeRecipients(routes: readonly Route[]): { to: string[]; cc: string[]; bcc: string[] } {
   const key = (address: string) => (/<([^>]+)>/.exec(address)?.[1] ?? address).trim().toLowerCase();
   const seen = new Set<string>();

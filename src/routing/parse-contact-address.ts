@@ -1,9 +1,7 @@
 /**
- * Reading a NetBox contact's `email` field, which any NetBox user who may edit contacts writes. A
- * mail library reads such a string as an address *list*: `a@x, b@y`, `a@x; b@y`, a group
- * `team: a@x, b@y;` and a display name `"ceo@example.com" <x@outside.example>` each add or disguise
- * recipients, and a CR LF moves a second address into the SMTP envelope. So one field gives at most
- * one plain `local@domain` (RFC 5321 dot-atom local part, LDH domain labels, ASCII only), or nothing.
+ * A NetBox contact's `email` is written by anyone who may edit contacts, and a mail library reads it as an address list
+ * (lists, groups, display names, CR LF each add or disguise recipients): so one field gives at most one plain ASCII
+ * `local@domain` (RFC 5321 dot-atom, LDH labels), or nothing.
  */
 
 /** RFC 5322 `atext`: the characters of a dot-atom local part (no quotes, brackets, commas, colons, spaces). */

@@ -40,10 +40,7 @@ function readPreviousRatio(trend: Trend | null, severity: RouteSeverity): { fail
   return delta ? { failed: delta.previousFailed, percent: delta.previousPercent } : null;
 }
 
-/**
- * Pairs failing now that did not before; without the failing pairs (no NetBox enrichment), the best evidence is a
- * failed count that grew: how many more results failed. Null without a previous report.
- */
+/** Pairs failing now that did not before; without the failing pairs, how many more results failed. Null without a previous report. */
 function countNewlyFailing(facts: ReportFacts, trend: Trend | null, severity: RouteSeverity): number | null {
   if (!trend?.previous) return null;
   if (trend.failingSetKnown) return trend.newlyFailing.length;
@@ -61,18 +58,14 @@ function hasUnwaivedFailures(facts: ReportFacts, trend: Trend | null): boolean {
 }
 
 /**
- * A route's decision, as recorded: `suppressed` when its notify policy held the mail back, `skipped` when it did not match
- * or was not reached; `reason` is what the deliveries listing shows. `devices`: the failing devices (ids) the route's `device`
- * conditions select, its mail holding only their failures; absent: the whole report (no `device` condition, or the
- * devices are not known).
+ * A route's decision as recorded (`reason`: what the deliveries listing shows). `devices`: the failing device ids its `device`
+ * conditions select, its mail holding only their failures; absent: the whole report.
  */
 export type RouteDecision = Omit<NewRouteMail, 'ownerGroup'> & { devices?: number[] };
 
 /**
- * Evaluates the routes in order, like Alertmanager: a report goes to the first route that matches,
- * and on to later ones only while the matching routes say `continue: true`. Every route gets a
- * decision, so the listing can say why a route did not mail. `lastSent`: for `repeat_after`, the
- * completion time (ISO) of the last report a route mailed.
+ * Like Alertmanager: the first matching route, and later ones only while matching routes say `continue: true`. Every route
+ * gets a decision, so the listing can say why it did not mail. `lastSent`: completion time of a route's last mailed report.
  */
 export function planRoutes(
   routes: readonly Route[],
@@ -84,8 +77,7 @@ export function planRoutes(
   return routes.map((route, position) => {
     const base = { route: route.name, position, reminder: false };
     const matched = !route.match || matchCondition(route.match, facts, trend);
-    // A digest route never mails a report on its own and never stops the chain, wherever it stands: its decision
-    // only says whether the report goes into its next digest (which re-reads the period's reports when composed).
+    // A digest route never mails a report on its own nor stops the chain: it only says whether the report goes into its digest.
     if (route.digest)
       return {
         ...base,
@@ -117,8 +109,7 @@ export function matchCondition(condition: Condition, facts: ReportFacts, trend: 
     return r.newly_failing && (countNewlyFailing(facts, trend, r.severity) ?? 0) > 0;
   }
   if (condition.device) {
-    // Unknown devices (no NetBox, or it is down): the condition holds, so a page is never lost to an
-    // outage; the mail then holds the whole report and says NetBox could not be asked.
+    // Unknown devices (no NetBox, or it is down): the condition holds, so an outage never loses a page.
     if (facts.focus) return matchDevice(condition.device, facts.focus);
     return facts.devices === undefined || facts.devices.some((d) => matchDevice(condition.device!, d));
   }
@@ -193,11 +184,7 @@ function decideNotify(route: Route, facts: ReportFacts, trend: Trend | null, las
   return hold(`${change.why} (notify: on-change)`);
 }
 
-/**
- * Has the failing state changed since the previous report? By the set of failing pairs when known,
- * otherwise by the failed count of each severity (two different failures that swap places in the
- * same severity look unchanged then; docs/routes.md says so).
- */
+/** Changed since the previous report: by the failing pairs when known, else by each severity's failed count (blind to swaps). */
 function describeChange(facts: ReportFacts, trend: Trend | null): { changed: boolean; why: string } {
   const previous = trend?.previous;
   if (!previous) {

@@ -8,7 +8,7 @@ export type RouteSeverity = (typeof ROUTE_SEVERITIES)[number];
 
 const NOTIFY_POLICIES = ['always', 'on-failure', 'on-change'] as const;
 
-/** Bounds: a routes file is configuration, not data; these stop a typo from building a monster. */
+/** A routes file is configuration, not data: bounds stop a typo from building a monster. */
 const MAX_ROUTES = 100;
 const MAX_CONDITION_ITEMS = 50;
 const MAX_RECIPIENTS = 100;
@@ -27,10 +27,7 @@ function oneOrList<T extends z.ZodType>(item: T, max: number, error: string) {
   return z.union([item, z.array(item).min(1).max(max)], { error }).transform((v) => (Array.isArray(v) ? v : [v]) as z.output<T>[]);
 }
 
-/**
- * `regression: { drop_above: 2, severity: overall, newly_failing: true }`: against the previous report,
- * the pass percentage dropped by more than `drop_above` points, or (newly_failing) a pair started failing.
- */
+/** Against the previous report: the pass percentage dropped more than `drop_above` points, or (newly_failing) a pair started failing. */
 const RegressionCondition = z
   .strictObject({ severity: severity.default('overall'), drop_above: percent.optional(), newly_failing: flag.optional() })
   .transform((c) => ({ ...c, newly_failing: c.newly_failing ?? c.drop_above === undefined }));
@@ -55,10 +52,7 @@ const sourceName = z.string().regex(SOURCE_NAME_PATTERN, 'must be a source name 
 
 const slugList = oneOrList(z.string().min(1).max(200), MAX_CONDITION_ITEMS, 'must be a name (slug) or a list of them');
 
-/**
- * `device: { role: core-switch, site: [fra1, ams1], tags: [pci] }`: a failing device with these NetBox
- * attributes (every field given must match; a list means any of its values; `tags`: every tag).
- */
+/** A failing device with these NetBox attributes (every field must match; a list: any of its values; `tags`: every tag). */
 const DeviceCondition = z
   .strictObject({
     site: slugList.optional(),
@@ -129,11 +123,7 @@ const NetboxContacts = z.strictObject({
 /** One `allowed_domains` entry: a host name (`example.com`) or its subdomains (`*.example.com`). */
 const DOMAIN_PATTERN = /^(?:\*\.)?(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 
-/**
- * `allowed_domains: [example.com, "*.example.org"]`, or `"*"` written out for any domain: where
- * NetBox's contacts may be mailed. Required, because whoever may edit a contact in NetBox would
- * otherwise choose who receives the failing devices' details.
- */
+/** Where NetBox's contacts may be mailed (`"*"`: anywhere). Required: else whoever edits a NetBox contact picks who gets the failures. */
 const AllowedDomains = z
   .union([z.string(), z.array(z.string()).min(1).max(MAX_RECIPIENTS)], {
     error: 'must list the mail domains NetBox contacts may be at (example: [example.com]), or be "*" for any',
@@ -149,10 +139,8 @@ const AllowedDomains = z
   });
 
 /**
- * `to: { netbox_contacts: {...}, fallback: noc@example.com, allowed_domains: [example.com] }`: the
- * recipients are NetBox's contacts of each failing device, when their address is in an allowed
- * domain; `fallback` gets the failures nobody may be mailed about, and the whole report when NetBox
- * cannot say who owns what.
+ * NetBox's contacts of each failing device in an allowed domain; `fallback` gets the failures nobody may be mailed
+ * about, and the whole report when NetBox cannot say who owns what.
  */
 export const OwnersTo = z
   .strictObject({
@@ -168,10 +156,7 @@ export const OwnersTo = z
     ...(priority === undefined ? {} : { priority }),
   }));
 
-/**
- * A route's owner look-up, as the relay uses it (`on`: each object that names someone owns the device, so a device may be in
- * several groups; `allowedDomains` in lower case: `example.com`, `*.example.com`, or `*` alone for any).
- */
+/** A route's owner look-up (`allowedDomains` lower-cased; each object in `on` naming someone owns the device). */
 export type OwnerSpec = z.output<typeof OwnersTo>;
 
 /** `to`: addresses, or NetBox's contacts (an object): each problem reported for the form that was written. */
@@ -183,11 +168,7 @@ const routeTo = z.unknown().transform((value, ctx) => {
   return z.NEVER;
 });
 
-/**
- * Whether this Node knows the IANA time zone name (`Europe/Berlin`, `UTC`). UTC, the default, is known without asking
- * Intl: building a formatter pages in ICU's locale and zone data (about 6 MB resident), which a relay in UTC needs neither
- * to start nor to date its mails (the dashboard's chart days and day filter, and digest schedules, still build one).
- */
+/** Whether this Node knows the IANA time zone. UTC skips Intl: a formatter pages in ~6 MB of ICU data a UTC relay never needs. */
 export function isTimeZone(tz: string): boolean {
   if (tz === 'UTC') return true;
   try {
@@ -198,11 +179,7 @@ export function isTimeZone(tz: string): boolean {
   }
 }
 
-/**
- * `digest: { schedule: "0 8 * * MON", timezone: Europe/Berlin }`: the route mails one digest
- * per period instead of one mail per report. The schedule is a cron expression read by croner (five
- * fields, or six with seconds first); the time zone defaults to MAIL_TIMEZONE.
- */
+/** One digest per period instead of one mail per report: a croner expression; the time zone defaults to MAIL_TIMEZONE. */
 const DigestSchema = z
   .strictObject({
     schedule: z.string({ error: 'must be a cron expression (example: "0 8 * * MON")' }).min(1).max(200),
@@ -210,7 +187,7 @@ const DigestSchema = z
   })
   .superRefine((d, ctx) => {
     try {
-      // Read in UTC: whether the expression is valid does not depend on the zone (checked on its own above).
+      // Validity does not depend on the zone (checked on its own above).
       parseDigestSchedule(d.schedule, 'UTC');
     } catch (error) {
       ctx.addIssue({ code: 'custom', path: ['schedule'], message: `is not a cron expression: ${(error as Error).message}` });
@@ -234,25 +211,23 @@ const RouteSchema = z
       .regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, 'must be the name of a folder under the templates directory')
       .optional(),
     subject: z.string().min(1).max(500).optional(),
-    /** The Reply-To of this route's mails (reports and digests): where a recipient's answer goes instead of MAIL_FROM. */
+    /** The Reply-To of this route's mails (reports and digests), instead of MAIL_FROM. */
     reply_to: z.string({ error: 'must be an e-mail address' }).trim().refine(isMailbox, 'is not an e-mail address').optional(),
     notify: z.enum(NOTIFY_POLICIES).default('always'),
     repeat_after: z.union([z.string(), z.number()]).transform(String).pipe(duration).optional(),
     continue: flag.default(false),
     /** false: this route's mails go without the trend chart; absent: with it. */
     chart: flag.optional(),
-    /** true: this route's report mails carry the CSV of the failing results (an owner group's mail, its own share); absent: none. */
+    /** true: report mails carry the CSV of the failing results (an owner group's mail, its own share). */
     attach_csv: flag.optional(),
     digest: DigestSchema.optional(),
   })
-  // A digest route takes no part in the per-report chain (it never stops it, it never mails a report on its own), so
-  // what only means something there is refused rather than silently ignored. Checked before the transform, which zod
-  // skips once a field has a problem: a digest route's other problems are listed too.
+  // A digest route takes no part in the per-report chain: what only means something there is refused, not ignored.
+  // Checked before the transform, which zod skips once a field has a problem, so every problem is listed.
   .superRefine((r, ctx) => {
     if (!r.digest) return;
     const refuse = (path: string[], why: string) =>
       ctx.addIssue({ code: 'custom', path, message: `does not apply to a digest route (${why})` });
-    // A digest sums up every matching report for one audience; splitting it per owner is not what it says.
     if (!Array.isArray(r.to)) refuse(['to', 'netbox_contacts'], 'a digest goes to fixed addresses');
     if (r.notify !== 'always') refuse(['notify'], 'its digest covers every matching report');
     if (r.continue) refuse(['continue'], 'it never stops the per-report routes after it');

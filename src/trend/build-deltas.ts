@@ -68,10 +68,7 @@ export function addOverall(lines: SeverityCounts): ReportCounts {
   return { ...lines, overall: { passed: sum('passed'), count: sum('count') } };
 }
 
-/**
- * The lines of a devices-only trend: failing counts against the previous report, this report's percentage from
- * `counts` (none when unknown), no points.
- */
+/** A devices-only trend's lines: failing counts against the previous report, today's percentage from `counts`, no points. */
 export function buildFailingDeltas(now: Record<Severity, number>, then: Record<Severity, number>, counts: ReportCounts | null) {
   const withTotal = (of: Record<Severity, number>) => ({ overall: of.HIGH + of.MIDDLE + of.LOW, ...of });
   const [failedNow, failedThen] = [withTotal(now), withTotal(then)];

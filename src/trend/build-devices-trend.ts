@@ -5,13 +5,10 @@ import { decideVerdict } from './decide-verdict';
 import type { FailingPair, ReportSnapshot } from './types';
 
 /**
- * The trend of an owner group's devices: both reports' failing pairs filtered to `devices` and compared as
- * buildTrend does. The history keeps counts over all devices, so the verdict is decided on these devices'
- * failing results per severity (never "scope changed") and the deltas carry failing counts, not points;
- * `counts` (this report's) gives the current percentages. The group's ratios count its accepted exceptions as
- * passed (its failures are its own), so its figures leave them out on both sides too: `leftOut` is none, and a
- * waived pair counts on no device, whether or not the device fails something else. Null when either failing set
- * is unknown. Pure.
+ * An owner group's trend: both failing sets filtered to `devices`, compared as buildTrend does. The history's counts span
+ * all devices, so the verdict goes by these devices' failing results (never "scope changed") and deltas carry failing
+ * counts; `counts` gives today's percentages. Accepted exceptions count as passed on both sides (`leftOut` none). Null when
+ * either failing set is unknown. Pure.
  */
 export function buildDevicesTrend(
   current: ReportSnapshot,
@@ -57,10 +54,7 @@ export function buildDevicesTrend(
   };
 }
 
-/**
- * Counts whose pass ratios compare failing results: per severity, both sides over the larger of the two
- * failing counts (so a ratio falls exactly when the failing count grows, and no results means no change).
- */
+/** Both sides over the larger failing count per severity: a ratio falls exactly when the failing count grows. */
 function overSameCount(failing: Record<Severity, number>, other: Record<Severity, number>): ReportCounts {
   const [HIGH, MIDDLE, LOW] = SEVERITIES.map((s) => {
     const count = Math.max(failing[s], other[s]);

@@ -56,11 +56,8 @@ export function buildPeriodPoint(report: ReportSnapshot) {
 }
 
 /**
- * What the period's stored comparisons say of the pairs whose failing changed from its first report
- * (`chain[0]`) to its last: a pair that stopped failing is fixed when the report right after its last
- * failure shows it passed, not evaluated when that report has no result for it; a pair failing at the end
- * is newly failing when the report where its last run of failures began shows it passed in the report
- * before. Anything not recorded stays unknown; a report stored without states counts its pairs as evaluated.
+ * The states of pairs whose failing changed from `chain[0]` to the last, from the stored comparisons: each as the report
+ * right after its last failure (or before its last run began) recorded it. Unrecorded: unknown; stored without states: evaluated.
  */
 function derivePeriodStates(chain: readonly ReportSnapshot[]): PairStates | undefined {
   const first = chain[0];

@@ -3,11 +3,8 @@ import { DEFAULT_SOURCE_NAME, type ReportDelivery } from '../webhook';
 import type { FailingPair, ReportSnapshot } from './types';
 
 /**
- * The series a report belongs to: "previous report" means the previous one of the same NetBox, so the
- * series is the NetBox URL plus the base path the report's own `url` carries (`/netbox/api/...` →
- * `/netbox`). The sender's IP address is NOT used: NetBox's RQ workers change address on every container
- * or pod restart, which would cut every trend. A named source's reports form a history of their own
- * (report ids collide across NetBoxes); the default source keeps the series it had before sources.
+ * A report's series: the NetBox URL plus the base path in the report's `url`. Not the sender's IP: RQ workers change it on
+ * every restart. A named source has its own (report ids collide across NetBoxes); the default keeps its old key.
  */
 export function buildSourceSeriesKey(options: { source: string; netboxUrl?: string; reportUrl: string }): string {
   const netboxSeries = `${options.netboxUrl ?? 'netbox'}|${findNetboxBasePath(options.reportUrl)}`;

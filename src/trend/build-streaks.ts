@@ -25,10 +25,7 @@ export function failingKeys(failing: readonly FailingPair[]): ReadonlySet<string
   return keys;
 }
 
-/**
- * Walks back through the history while each pair keeps failing, counting in typed arrays (one slot per
- * pair) and making each streak once at the end: thousands of pairs, 30 reports deep, are too slow as objects.
- */
+/** Walks back while each pair keeps failing, in typed arrays: thousands of pairs, 30 reports deep, are too slow as objects. */
 export function buildStreaks(current: ReportSnapshot, still: FailingPair[], history: readonly ReportSnapshot[], historyTruncated: boolean) {
   if (still.length === 0) return [];
   const keys = still.map(pairKey);

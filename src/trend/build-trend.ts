@@ -28,17 +28,11 @@ export interface Trend extends ReturnType<typeof listPairs> {
   failingSetChanged: boolean | null;
   /** True when any pass percentage fell or a pair newly fails. */
   regression: boolean;
-  /**
-   * Accepted exceptions per severity: the deltas keep validity's figures; the verdict and the change flags count them as
-   * passed. None in a devices-only trend, whose figures count them as passed too (see buildDevicesTrend).
-   */
+  /** Accepted exceptions per severity: validity's figures in the deltas, passed for the verdict and flags; none if devicesOnly. */
   leftOut: Record<Severity, number>;
 }
 
-/**
- * Pairs (by {@link pairKey}) to leave out of the comparison: those waived in this report, and those of
- * the previous report that count as passed there (waived now, or waived then and come back since).
- */
+/** Pairs (by {@link pairKey}) left out of the comparison: waived now, and those that count as passed in the previous report. */
 export type LeftOutPairs = { current: ReadonlySet<string>; previous: ReadonlySet<string> };
 
 /** A failing pair's place in the series: newly failing, failing `reports` in a row, no result before (`unseen`), or `unknown`. */
@@ -54,10 +48,7 @@ export interface TrendOptions {
   arrivedLate?: boolean;
 }
 
-/**
- * Compares a report with the previous one of its series, `history[0]`; the older ones (newest first) only
- * measure how long still-failing pairs have failed, and `historyTruncated` says more exist. Pure.
- */
+/** Compares a report with `history[0]`; older ones (newest first) only measure streaks (`historyTruncated`: more exist). Pure. */
 export function buildTrend(current: ReportSnapshot, history: readonly ReportSnapshot[], options: TrendOptions = {}): Trend {
   const currentLeftOut = countBySeverity(current.failing, options.leftOut?.current);
   const previousRaw = history[0];
@@ -92,10 +83,8 @@ export function buildTrend(current: ReportSnapshot, history: readonly ReportSnap
 }
 
 /**
- * Compares both reports' failing pairs without their left-out ones (returned as kept): a pair that stopped
- * failing is fixed only when `states` shows it passed, one that started failing is newly failing only when it
- * passed in the previous report (without `states`, every pair was evaluated in both). Empty lists when either
- * set is unknown.
+ * Compares both failing sets without left-out pairs: fixed only when `states` shows it passed now, newly failing only when
+ * it passed before (no `states`: all evaluated in both). Empty lists when either set is unknown.
  */
 export function comparePairs(
   current: ReportSnapshot,
@@ -151,21 +140,18 @@ function listPairs(newlyFailing: FailingPair[], fixed: FailingPair[], stillFaili
     fixedTests: groupPairsByTest(fixed),
     /** Pairs that failed in the previous report and have no result in this one (not evaluated): out of the verdict; by device. */
     notEvaluated: sortByDevice(went.absent),
-    /** Pairs that failed in the previous report and do not fail now, of which NetBox could not say whether they passed or were not evaluated. */
+    /** Pairs that failed before and not now, of which NetBox could not say whether they passed or were not evaluated. */
     undeterminedCount: went.unknown.length,
     /** Pairs failing now that have no result in the previous report (new since, or not evaluated there). */
     notEvaluatedBefore: sortByDevice(came.absent),
-    /** Pairs failing now that did not fail in the previous report, of which NetBox could not say whether they passed there. */
+    /** Pairs failing now and not before, of which NetBox could not say whether they passed there. */
     undeterminedBeforeCount: came.unknown.length,
     /** Each failing pair's badge by {@link pairKey}: the mail lists each (device, test) once, tagged with what changed. */
     badges: badges as ReadonlyMap<string, PairBadge>,
   };
 }
 
-/**
- * Groups pairs per test (HIGH first, then most devices, then by name): each test's devices in name order and, for
- * still-failing pairs, the longest streak among them (reports in a row, else 0) and the report where it began (else null).
- */
+/** Groups pairs per test (HIGH first, most devices, name), devices by name, with the longest streak and where it began. */
 function groupPairsByTest(pairs: readonly (FailingPair & { reports?: number; sinceReportId?: number })[]) {
   const byTest = new Map<string, { severity: Severity; devices: string[]; longestReports: number; longestSinceReportId: number | null }>();
   for (const pair of pairs) {

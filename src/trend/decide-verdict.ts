@@ -2,11 +2,7 @@ import { COUNT_LINES, type ReportCounts, type Severity } from '../report';
 import { withoutFailed } from './build-deltas';
 import type { FailingPair } from './types';
 
-/**
- * How a report compares with the previous one of its series, in one word. Every reader (subject, first
- * line, colours, digest, owner mails, dashboard, the `X-Compliance-Verdict` header) takes this value and
- * none decides again, so a mail cannot say "better" in green under a red HIGH box.
- */
+/** A report against the previous one, in one word: every reader takes it and none decides again (no green "better" over red HIGH). */
 export type Verdict = 'first' | 'better' | 'worse' | 'mixed' | 'same';
 
 /** What one severity did. */
@@ -16,10 +12,7 @@ type Signal = 'worse' | 'better' | 'mixed' | 'same';
 export interface VerdictFacts {
   current: ReportCounts;
   previous: ReportCounts | null;
-  /**
-   * Previous failures not evaluated now (or not known to be), per severity: they leave the previous side of the
-   * ratios (their disappearance is no improvement of anything evaluated), not the scope, which is as NetBox counted it.
-   */
+  /** Previous failures not evaluated now (or unknown): out of the previous ratios (gone is no improvement), not the scope. */
   notComparable?: Record<Severity, number>;
   newlyFailing: readonly Pick<FailingPair, 'severity'>[];
   fixed: readonly Pick<FailingPair, 'severity'>[];
@@ -28,13 +21,9 @@ export interface VerdictFacts {
 }
 
 /**
- * Decides the verdict, severity first. Per severity: a severity that had results and has none now was not
- * evaluated and says nothing; otherwise its pass ratio fell or one of its results newly fails (without the
- * failing sets: its failing count rose, also from no results before) → worse; its ratio rose or one of its
- * results was fixed (without the sets: its failing count fell) → better; both → mixed. Then HIGH dominates:
- * HIGH worse is "worse", or "mixed" when MIDDLE/LOW improved; HIGH mixed is "mixed"; HIGH better is "better"
- * unless MIDDLE/LOW got worse ("mixed"); HIGH unchanged leaves it to MIDDLE and LOW (either worse → worse,
- * either better → better, one each → mixed). Pure.
+ * Per severity (one with results before and none now says nothing): ratio fell or a result newly fails (without the sets: its
+ * failing count rose) → worse; ratio rose or a fix (count fell) → better; both → mixed. Then HIGH dominates: worse → "worse"
+ * ("mixed" if MIDDLE/LOW improved); better → "better" ("mixed" if MIDDLE/LOW got worse); unchanged → MIDDLE and LOW decide.
  */
 export function decideVerdict(facts: VerdictFacts): { verdict: Verdict; scopeChanged: boolean } {
   const { current, previous: counted } = facts;

@@ -3,7 +3,6 @@ export { addOverall, signOf, type TrendDelta } from './build-deltas';
 export { buildRecordedTrend, readTrendHistory, STREAK_HISTORY_MAX, type RecordedTrend, type ReportHistory } from './read-trend-history';
 export { buildDevicesTrend } from './build-devices-trend';
 export { buildReportSnapshot, buildSourceSeriesKey } from './build-report-snapshot';
-export type { FailingPair, FailingResult, PairStates, ReportCursor, ReportPoint, ReportReadOptions, ReportSnapshot } from './types';
-export { compareReportOrder, hasIds, NO_PAIR_STATES } from './types';
+export * from './types';
 export { buildPeriodTrend, buildPeriodPoint, type SeriesPeriodTrend, type PeriodPoint } from './build-period-trend';
 export { decideVerdict, type Verdict } from './decide-verdict';

@@ -27,11 +27,7 @@ type TrendHistory = Pick<RecordedTrend, 'history' | 'options'>;
 /** How far back "failing since" looks; older streaks read "failing for at least N reports". */
 export const STREAK_HISTORY_MAX = 30;
 
-/**
- * Reads the reports created before `current` in its series (NetBox's order: created, then id), composed or
- * not yet (then the trend compares on counts only, and says so); a report that arrived late reads the ones
- * before it, not the newest.
- */
+/** Reads the reports before `current` in its series (NetBox's order), pending ones included; a late report reads those before it. */
 export async function readTrendHistory(store: ReportHistory, current: ReportSnapshot): Promise<TrendHistory> {
   const history: ReportSnapshot[] = [];
   let truncated = false;
@@ -39,8 +35,7 @@ export async function readTrendHistory(store: ReportHistory, current: ReportSnap
   // Only as far back as some pair of this report is still failing in every report seen so far.
   const open = new Set(current.failing ? failingKeys(current.failing) : []);
   for (;;) {
-    // The previous report's ids go into the trend (its fixed pairs link to their results); past it the
-    // walk asks only which pairs failed.
+    // Only the previous report's ids go into the trend (its fixed pairs link to their results).
     const report = await store.findReportBefore(current.series, cursor, { failingIds: history.length === 0 });
     if (!report || report.dedupKey === current.dedupKey) break;
     if (history.length === STREAK_HISTORY_MAX) {
@@ -58,11 +53,7 @@ export async function readTrendHistory(store: ReportHistory, current: ReportSnap
   return { history, options: { historyTruncated: truncated, arrivedLate, previousPending: history[0]?.pending === true } };
 }
 
-/**
- * `current`'s trend against its history, leaving out `leftOut` (accepted exceptions; `current` keeps every
- * pair) and telling fixed from not evaluated by `states` (see PairStates). Pure: the caller stores the
- * returned `current`, idempotently (a retried mail records the same report again and computes the same trend).
- */
+/** `current`'s trend without `leftOut`, fixed told from not evaluated by `states`. Pure: a retry stores the same `current`. */
 export function buildRecordedTrend(
   current: ReportSnapshot,
   { history, options: read }: TrendHistory,

@@ -18,10 +18,8 @@ export function hasIds(pair: FailingPair): pair is FailingResult {
 }
 
 /**
- * What NetBox's results say of the pairs whose failing changed between two reports. validity writes a result
- * only for a (device, test) it evaluated, so a pair missing from a failing set either passed or was not
- * evaluated: only a result with `passed: true` says which. Each side is null when NetBox could not tell
- * (no answer within the budget, a report deleted since, a pair without its NetBox ids).
+ * What NetBox says of the pairs whose failing changed: a pair gone from a failing set passed or was not evaluated, and only
+ * a `passed: true` result tells which. A side is null when NetBox could not tell.
  */
 export interface PairStates {
   /** By pairKey, each pair that failed before and does not now: whether this report has a result for it (so it passed); absent: unknown. */

@@ -21,10 +21,8 @@ export interface WaiverOutcome<P extends WaivablePair> {
 }
 
 /**
- * Applies the waivers of the report's source (as the waiver book lists them) to its failing pairs at `now`. A pair
- * is waived by a waiver of its test that holds at `now` and names its device or every device (one naming the device
- * wins, then the one that runs longest). `previousReportAt`: when the previous report of the series was made (epoch ms);
- * without it no "waiver expired" can be told. Pure: the mail pipeline reads the waivers from the store and WAIVERS_FILE.
+ * Applies the source's waivers to its failing pairs at `now`: a waiver of the pair's test in force, naming its device or
+ * every device (see pickWaiver). Without `previousReportAt` (epoch ms) no "waiver expired" can be told. Pure.
  */
 export function applyWaivers<P extends WaivablePair>(
   failingPairs: readonly P[],
@@ -62,7 +60,6 @@ function pickWaiver(pair: WaivablePair, waivers: readonly Waiver[]): Waiver | un
   return best;
 }
 
-/** Naming the device outranks any end date; among equals the later end wins. */
 const rank = (waiver: Waiver) => (waiver.device === null ? 0 : 1e15) + waiver.endsAt;
 
 /** The waivers used here that end within the week, each once, soonest first. */

@@ -1,10 +1,7 @@
 import { RelayError, type Clock, type Logger, compareNames } from '../shared';
 import { classifyWaiver, parseNewWaiver, WAIVER_NAME_MAX, type NewWaiver, type Waiver, type WaiverStatus } from './waiver';
 
-/**
- * Which waivers to list at `at`. `active`: every waiver in force (expiring ones included); `expiring`:
- * in force and ending within the week; `expired`: ended. Names match exactly; absent: any.
- */
+/** Which waivers to list at `at` (`active` includes expiring ones); names match exactly, absent: any. */
 export interface WaiverFilter {
   at: number;
   status?: WaiverStatus;

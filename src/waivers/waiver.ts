@@ -17,10 +17,8 @@ export const WAIVER_NAME_MAX = 200;
 const WAIVER_REASON_MAX = 2000;
 
 /**
- * An accepted exception: one failing test on one device (or on every device of the source, then with a
- * reason) is not counted as a failure until `until`, end of that day (UTC). Ending it early
- * (expire) moves `endsAt` to that moment and records who did it; the row is never deleted, so the
- * history of what was waived, by whom and why stays readable.
+ * An accepted exception: a failing test on one device (or on all, with a reason) is not counted until the end of `until`
+ * (UTC). Expiring it early moves `endsAt` and records who; the row is never deleted, so the history stays readable.
  */
 export interface Waiver extends NewWaiver {
   /** Digits for a stored waiver; `file:<n>` for the n-th entry of WAIVERS_FILE. */
@@ -91,10 +89,7 @@ export function buildWaiverJson(waiver: Waiver, now: number) {
   };
 }
 
-/**
- * The dashboard's add form, pre-filled for a (source, test, device): what a mail's "Accept as an
- * exception…" link and the list's "Renew…" open. Names only: the link grants nothing, the login does.
- */
+/** The dashboard's add form pre-filled for a pair (the mail's "Accept…", the list's "Renew…"): the link grants nothing. */
 export function buildWaiverFormPath(pair: { source: string; test: string; device?: string | null }): string {
   const params = new URLSearchParams({ source: pair.source, test: pair.test });
   if (pair.device) params.set('device', pair.device);
@@ -111,10 +106,7 @@ const name = (what: string) =>
     .min(1, `is required (${what})`)
     .max(WAIVER_NAME_MAX, `must be at most ${WAIVER_NAME_MAX} characters`);
 
-/**
- * A waiver as a person asks for it (admin API body, CLI flags, dashboard form, a WAIVERS_FILE entry):
- * a device, or `allDevices` with a reason. Text fields arrive as strings; a form's unticked box is absent.
- */
+/** A waiver as asked for (API, CLI, form, WAIVERS_FILE): a device, or `allDevices` with a reason; an unticked box is absent. */
 const WaiverRequestSchema = z.object({
   source: name('a NetBox source').optional(),
   test: name('the test name as NetBox shows it'),

@@ -3,10 +3,7 @@ import { z } from 'zod';
 const count = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 const text = (max: number) => z.string().max(max);
 
-/**
- * The compliance report as validity serializes it in `data` (no request, so links are relative).
- * Unknown keys are kept: an event rule's action_data may be merged into `data`.
- */
+/** The report as validity serializes it in `data`; unknown keys kept (an event rule's action_data may be merged in). */
 export const ReportSchema = z
   .looseObject({
     id: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER),
@@ -43,9 +40,8 @@ export type Report = z.infer<typeof ReportSchema>;
 const RequestUser = z.union([z.string().max(300), z.looseObject({ username: z.string().max(300).optional() }), z.null()]);
 
 /**
- * The envelope of every NetBox version from 3.4 to 4.7: `model` (≤ 4.4) and/or `object_type`
- * (≥ 4.4), `username`/`request_id` (≤ 4.6) and/or `request` (≥ 4.6), space or ISO timestamps,
- * and extra keys such as `context` (4.4+). Only `event` and `data` are needed by the relay.
+ * Every NetBox envelope from 3.4 to 4.7: `model` (≤ 4.4) and/or `object_type` (≥ 4.4), `username`/`request_id` (≤ 4.6)
+ * and/or `request` (≥ 4.6), space or ISO timestamps, extra keys such as `context` (4.4+). The relay needs `event` and `data`.
  */
 export const EnvelopeSchema = z.looseObject({
   event: z.string().max(100),
@@ -62,11 +58,7 @@ export const EnvelopeSchema = z.looseObject({
 
 export type Envelope = z.infer<typeof EnvelopeSchema>;
 
-/**
- * A report's `custom_fields` are free-form JSON that the relay stores, matches routes on and shows.
- * Bounded here, at the door, so that a 100,000-level value is a 422 naming its field rather than a
- * stack overflow later (JSON.stringify and zod recurse), and a huge one never reaches the store.
- */
+/** `custom_fields` are free-form JSON: bounded at the door, so a deep value is a 422 naming its field, not a stack overflow later. */
 const MAX_CUSTOM_FIELD_DEPTH = 32;
 /** Characters of one field's value, as JSON, about: strings and keys counted, plus a few per value. */
 const MAX_CUSTOM_FIELD_CHARS = 512 * 1024;

@@ -41,9 +41,8 @@ const REPORT_MODEL = 'compliancereport';
 const REPORT_OBJECT_TYPE = 'validity.compliancereport';
 
 /**
- * Turns the raw body of a webhook posted to `source`'s path into a typed delivery, or throws a {@link RelayError}
- * (BODY_NOT_UTF8, BODY_NOT_JSON, ENVELOPE_INVALID, REPORT_INVALID) that lists every issue.
- * Call only after the signature has been checked on these same bytes.
+ * The raw body posted to `source`'s path as a typed delivery, or a {@link RelayError} listing every issue (BODY_NOT_UTF8,
+ * BODY_NOT_JSON, ENVELOPE_INVALID, REPORT_INVALID). Call only after the signature was checked on these bytes.
  */
 export function parseDelivery(body: Uint8Array, source: string = DEFAULT_SOURCE_NAME): Delivery {
   // isUtf8 checks in native code without building a string; toString then decodes once.

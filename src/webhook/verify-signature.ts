@@ -6,16 +6,14 @@ export function signBody(body: Uint8Array, secret: string): string {
 }
 
 /**
- * Checks X-Hook-Signature against the raw body for each accepted secret (current first, then the
- * previous one during a rotation). Constant-time compare after a length check, so the time taken
- * does not reveal how much of a forged signature was right (octokit/webhooks-methods `verify`).
+ * Checks X-Hook-Signature on the raw body against each secret (current, then the previous during a rotation), in constant
+ * time after a length check: timing never reveals how much of a forgery was right (octokit/webhooks-methods `verify`).
  */
 export function verifySignature(body: Uint8Array, header: string | undefined, secrets: readonly string[]): 'valid' | 'missing' | 'invalid' {
   if (header === undefined) return 'missing';
   const hex = header.trim();
   if (hex === '') return 'missing';
-  // The header's bytes, compared with the raw digest (64 bytes). Anything but 128 hex digits is
-  // wrong whatever the secret; it is still hashed and compared, so it costs the same time.
+  // Anything but 128 hex digits is wrong whatever the secret, yet still hashed and compared: it costs the same time.
   const wellFormed = HEX_SHA512.test(hex);
   const given = wellFormed ? Buffer.from(hex, 'hex') : Buffer.alloc(SHA512_BYTES);
   let ok = false;
