@@ -9,10 +9,9 @@ export interface BatchHistory extends ReportHistory {
 }
 
 /**
- * The trend's history as the composers of one batch see it. Reports composed in a batch are written before its sends
- * with replicas (a shared store), else by its settle; until then a later report of the same series in the batch
- * compares with them here. A series' stored history is read once per batch (the chart's reports before the batch's
- * newest, and as many more as the batch holds); where that read does not reach far enough back, the store is asked again.
+ * The trend's history as one batch's composers see it: a later report of a series compares with the batch's own
+ * composed reports until they are written. A series' stored history is read once per batch, the store asked again
+ * only where that read does not reach back far enough.
  */
 export function createBatchHistory(
   store: Pick<Store, 'findReportBefore' | 'listReportsBefore' | 'findReport' | 'findReports'>,
