@@ -7,10 +7,8 @@ import type { TransportHealth } from './transport-health';
 export type Readiness = Awaited<ReturnType<typeof checkReadiness>>;
 
 /**
- * What /readyz reports: ready when the outbox commits a write and the templates are compiled. The mail transport is
- * reported, never a reason for 503: accepting while it is away is the relay's job, and a load balancer
- * dropping the relay would drop NetBox's deliveries with it. Outcomes waiting to be recorded fail the
- * store check: the store refused a real write (the probe's one-row update may still fit on a full disk).
+ * /readyz: ready when the outbox commits a write and the templates compiled. The mail transport is reported, never a 503
+ * (accepting while it is away is the relay's job). Outcomes the store refused fail the store check, whatever the probe says.
  */
 export async function checkReadiness(deps: {
   store: Pick<Store, 'checkWritable'>;

@@ -20,11 +20,7 @@ export type Relay = Awaited<ReturnType<typeof createRelay>>;
 
 type RelayParts = Omit<Relay, 'app' | 'start' | 'stop'>;
 
-/**
- * Builds the whole relay from a validated config: store, renderer (templates compiled and checked
- * against a sample report now, so a broken template stops the start), notifier, worker and app.
- * Nothing listens and no timer runs until `start()` and the caller's `listen`.
- */
+/** Builds the relay from a validated config (a broken template stops it now); nothing runs until `start()` and `listen`. */
 export async function createRelay(config: Config, io: RelayIo) {
   for (const w of listBootWarnings(config, io.transports)) io.logger.warn(w.fields, w.message);
   const renderer = loadRenderer(config.mail.templatesDir);
@@ -89,16 +85,13 @@ async function startRelay(parts: RelayParts, io: RelayIo): Promise<void> {
     const applied = migration.applied.length;
     if (applied > 0)
       io.logger.info({ version: migration.version, applied }, `store schema migrated to version ${migration.version} (${applied} applied)`);
-    // Only a single-owner store (SQLite) may release every lease: what was "sending" when it last
-    // stopped was interrupted. Replicas sharing PostgreSQL leave live leases alone; a dead replica's
-    // claims come back when their lease expires.
+    // Only a single-owner store (SQLite) releases every lease; replicas wait for a dead one's leases to expire.
     if (store.singleOwner) {
       const released = await store.releaseLeases(io.clock.now());
       if (released > 0) io.logger.warn({ released }, 'resuming deliveries that were being sent when the relay last stopped');
     }
   } catch (error) {
-    // Storage is unusable right now: start anyway (the webhook answers 503 until it is back); the
-    // leases left behind expire and those deliveries are sent then.
+    // Storage unusable now: start anyway (503 until it is back); the leases left behind expire and are sent then.
     if (!(error instanceof StorageUnavailableError)) throw error;
     io.logger.error({ code: error.code, err: error.message }, 'the outbox is not usable at start; answering 503 until it is');
   }

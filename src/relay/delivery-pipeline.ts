@@ -114,10 +114,7 @@ export function createRelayWaiverBook(config: Config, io: Pick<RelayIo, 'clock' 
   return createWaiverBook({ ...io, storage: store, fileWaivers: config.waivers.fileWaivers, sources: config.sources.map((s) => s.name) });
 }
 
-/**
- * One NetBox source's report composer exactly as the worker runs it, so that `preview`'s mail is the one
- * the relay sends. `routes` narrows it to some routes (their names, hence Message-IDs, unchanged).
- */
+/** A source's report composer as the worker runs it, so `preview` shows the mail sent; `routes` narrows it (names unchanged). */
 export function createRelayReportComposer(
   config: Config,
   io: Pick<RelayIo, 'clock'>,
