@@ -42,9 +42,8 @@ export async function checkReadiness(deps: {
   const paused = pause.state === 'open' ? 'paused' : pause.state === 'probing' ? 'probing' : undefined;
   const state = held ? 'held' : (paused ?? (s.ok ? 'ok' : 'failing'));
   const nextTry = pause.state === 'open' ? pause.openUntil : state === 'failing' ? s.nextCheckAt : undefined;
-  // The transport with the queue's pause: this summary for everyone (no host, no server text), details for a token holder.
-  // `failing`: the last check or send could not reach the server (the queue still flows); `paused`: the queue waits until
-  // `nextTryAt`; `probing`: the oldest delivery tests the server now; `held`: a configuration problem (`heldFor`) holds it.
+  // The summary (no host, no server text) is for everyone, details for a token holder. `failing`: the server could not be
+  // reached (the queue still flows); `paused` until `nextTryAt`; `probing`; `held` by a configuration problem (`heldFor`).
   const summary = {
     ok: state === 'ok',
     state,
