@@ -67,8 +67,7 @@ export function createWatchdog(options: WatchdogOptions) {
     return kind;
   }
 
-  // One evaluation at a time in this process; the compare-and-set settles races between processes.
-  /** Measures every source's silence now; resolves with the first alert this call queued, if any. */
+  /** Measures every source's silence now (one run at a time; compare-and-set between processes); resolves with the first alert queued. */
   const evaluate = coalesceRuns(async () => (await Promise.all(options.sources.map(evaluateSource))).find((r) => r !== undefined));
   const fail = (error: unknown) => logger.error({ err: error }, 'watchdog: cannot read or update its state; will try again');
   return { evaluate, ...createRepeatingTask(() => void evaluate().catch(fail), checkEveryMs) };

@@ -250,8 +250,7 @@ const MIGRATIONS: (Omit<Migration, 'sql'> & { sql: (e: EngineSql) => string })[]
   {
     version: 13,
     name: 'waivers',
-    // Accepted exceptions, never deleted: expiring one moves ends_at to that moment and records who did it.
-    // device NULL: every device of the source; until_day as given (YYYY-MM-DD), ends_at when it stops holding.
+    // Accepted exceptions, never deleted (expiring moves ends_at and records who); device NULL: every device.
     sql: (e) => `
       CREATE TABLE waivers (
         id          ${e.identity},
