@@ -95,20 +95,12 @@ async function startRelay(parts: RelayParts, io: RelayIo): Promise<void> {
     if (!(error instanceof StorageUnavailableError)) throw error;
     io.logger.error({ code: error.code, err: error.message }, 'the outbox is not usable at start; answering 503 until it is');
   }
-  parts.worker.start();
-  parts.retention.start();
-  parts.transportHealth.start();
-  parts.watchdog?.start();
-  parts.digests.start();
-  parts.catchUps.start();
+  for (const part of [parts.worker, parts.retention, parts.transportHealth, parts.watchdog, parts.digests, parts.catchUps]) part?.start();
 }
 
 async function stopRelay(parts: RelayParts, config: Config, io: RelayIo): Promise<void> {
   const { worker } = parts;
-  parts.retention.stop();
-  parts.transportHealth.stop();
-  parts.watchdog?.stop();
-  parts.digests.stop();
+  for (const part of [parts.retention, parts.transportHealth, parts.watchdog, parts.digests]) part?.stop();
   const catchUpsStopped = parts.catchUps.stop();
   // The batch in flight gets the bound to be sent and recorded; a mail sent but not recorded by then is logged with its Message-ID.
   const drained = await worker.stop(config.http.shutdownTimeoutMs);
