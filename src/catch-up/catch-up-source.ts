@@ -4,7 +4,6 @@ import { buildJobDelivery, buildNewDelivery, type CatchUpState, type MissedRepor
 import { compareReportOrder, type ReportCursor } from '../trend';
 import { buildDedupKey, DEFAULT_SOURCE_NAME, normalizeTimestamp, parseDelivery } from '../webhook';
 
-/** What one catch-up of a source needs, besides the lease it runs under. */
 export interface SourceCatchUpContext {
   source: string;
   /** The source's NETBOX_URL as configured: a report's series is keyed by it, as its webhook's is. */

@@ -11,7 +11,6 @@ const CATCH_UP_BUDGET_MS = 60_000;
 /** The source's lease outlives the budget, so a live run keeps it; a dead relay's lease lapses after this. */
 const CATCH_UP_LEASE_MS = 2 * CATCH_UP_BUDGET_MS;
 
-/** What one catch-up of a source came to, for the metrics and the tests. */
 export type CatchUpOutcome =
   | { source: string; result: 'done'; queued: number; at: number }
   /** Another relay sharing the store holds the source's lease: it catches up. */

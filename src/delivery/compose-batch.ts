@@ -34,7 +34,6 @@ export interface RouteMail extends NewRouteMail, Pick<RouteMailRecord, 'state' |
   row?: RouteMailOutcome;
 }
 
-/** A claimed delivery on its way through the stages; each stage fills in its part. */
 export interface BatchItem {
   delivery: DeliveryRecord;
   log: Logger;
@@ -59,7 +58,6 @@ export interface BatchItem {
   failure?: FailureClass;
 }
 
-/** What the worker's stages need, and the loop's own settings. */
 export interface WorkerOptions {
   store: Store;
   history: BatchHistory;
@@ -82,7 +80,6 @@ export interface WorkerOptions {
   observe?: (item: BatchItem, durationMs: number) => void;
 }
 
-/** What each stage is handed: the options, with the one retry policy. */
 export type Stage = WorkerOptions & { policy: RetryDecider; random: () => number };
 
 /** The compose stage, one delivery per event-loop turn (webhooks answered meanwhile): plan read or decided, due mails built. */

@@ -54,8 +54,7 @@ export function createBatchHistory(
       const stored = composed && knownBefore(series, cursor, 1);
       if (composed && stored && (stored.length === 0 || compareReportOrder(stored[0], composed) <= 0)) return composed;
       const found = await store.findReportBefore(series, cursor, options);
-      const candidates = [...(found ? [found] : []), ...(composed ? [composed] : [])];
-      return candidates.sort(compareReportOrder).at(-1);
+      return composed && (!found || compareReportOrder(found, composed) <= 0) ? composed : found;
     },
     async listReportsBefore(series, cursor, limit) {
       const stored = await readStoredBefore(series, cursor, limit);

@@ -11,7 +11,6 @@ export type TryNowResult = 'probing-now' | 'probe-in-flight' | 'not-paused';
 export type Worker = ReturnType<typeof createWorker>;
 
 interface Loop {
-  /** The options, with the one retry policy: what each stage is handed. */
   readonly options: Stage;
   readonly owner: string;
   readonly settle: SettleState;
@@ -21,7 +20,6 @@ interface Loop {
   claimed: Set<number>;
   /** The batch in flight of each source: no other delivery of that source is claimed meanwhile, so each source's mails keep their order. */
   sources: Map<string, Promise<void>>;
-  /** Wakes the loop while it waits for work. */
   wake?: () => void;
   done?: Promise<void>;
   leaseTimer?: NodeJS.Timeout;

@@ -41,7 +41,6 @@ export type NextState =
   | { next: 'held'; until: number }
   | { next: 'dead' };
 
-/** base · 2^(n-1), at most max. */
 function capMs(settings: RetrySettings, n: number): number {
   return Math.min(settings.maxDelayMs, settings.baseMs * 2 ** Math.max(0, Math.min(n - 1, 52)));
 }
@@ -54,7 +53,6 @@ export function computeBackoffMs(attempt: number, settings: RetrySettings, rando
 /** The one place that decides what happens after an attempt, and holds the server's pause. */
 export type RetryDecider = Readonly<ReturnType<typeof createRetryDecider>>;
 
-/** The decider's state: the pause as plain fields, and the settings. */
 interface PauseState extends QueuePauseStatus {
   /** Deliveries answered 4xx since the last accepted mail (each counted once, however often it retried). */
   deferred: Set<number>;

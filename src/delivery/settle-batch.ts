@@ -10,7 +10,6 @@ export type UnrecordedStatus = { count: number; code?: string; message?: string 
 const UNRECORDED_WARNING_EVERY_MS = 60_000;
 const REWRITE_BASE_MS = 200;
 
-/** A batch being settled, and when its settle must give up (a stop's deadline). */
 export interface SettleState {
   unrecorded: UnrecordedStatus;
   lastWarnAt?: number;

@@ -16,7 +16,6 @@ import {
 } from '../trend';
 import { applyWaivers, type Waiver } from '../waivers';
 
-/** What gathering a digest reads. */
 export interface DigestSources {
   store: Pick<Store, 'listDeliveries' | 'findReport' | 'findReportBefore'>;
   /** The configured NetBox sources (name, tags and NetBox URL): for conditions, series and silent sources. */

@@ -15,7 +15,6 @@ import { createActivityCounter, createAuthThrottle, type Logger } from '../share
 import { createRetention, openStore, StorageUnavailableError, type Store } from '../store';
 import { createDeliveryPipeline, createRelayNetboxClients, createRelayWaiverBook, type RelayIo } from './delivery-pipeline';
 
-/** One relay: its parts, the app, and its start and stop. */
 export type Relay = Awaited<ReturnType<typeof createRelay>>;
 
 type RelayParts = Omit<Relay, 'app' | 'start' | 'stop'>;
@@ -30,7 +29,6 @@ export async function createRelay(config: Config, io: RelayIo) {
   });
   const notifier = createNotifier(config.transport, { readFile: io.readFile, clock: io.clock, proxy: config.proxy }, io.transports);
   const netbox = createRelayNetboxClients(config, io);
-  // The webhooks being answered, for the metrics.
   const webhooksInFlight = createActivityCounter();
   const shared = { failures: buildFailureCatalogue(io.transports), waivers: createRelayWaiverBook(config, io, store) };
   const delivery = createDeliveryPipeline(config, io, { store, renderer, notifier, netbox, webhooksInFlight, ...shared });

@@ -88,7 +88,6 @@ export function createDeliveryPipeline(config: Config, io: RelayIo, deps: Pipeli
     intervalMs: TRANSPORT_CHECK_INTERVAL_MS,
     held: () => worker.breaker.held && worker.breaker.state !== 'closed',
   });
-  // The trend's history: what a batch composes is written before its sends with replicas (a shared store), else by its settle.
   const history = createBatchHistory(store);
   const worker = createWorker({
     ...io,

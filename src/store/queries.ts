@@ -37,12 +37,10 @@ type Time = { now: number };
 type DeliveryId = { id: number };
 type Prune = { state: 'sent' | 'dead'; before: number };
 
-/** A time (epoch ms) read by MIN/MAX, null when no row qualifies. */
 type TimeRow = { t: number | null };
 /** A delivery's id under its key: the row an insert returns, or the lookup of a key already stored. */
 type InsertedRow = { id: number; dedup_key: string };
 
-/** A `deliveries` row: the record's fields, and its report's columns. */
 export type DeliveryRow = Omit<DeliveryRecord, 'report' | 'counts' | 'triggeredBy'> &
   Record<'device_count' | 'test_count' | CountField, number | null> & {
     /** All NULL in a row stored before migration 6 or not a report. */

@@ -4,7 +4,6 @@ import { hasArrival, toReportRow } from './report-rows';
 import { toRowsParams, type Statement } from './statement';
 import { StorageUnavailableError, type InsertResult, type NewDelivery, type SettledBatch } from './types';
 
-/** One statement of a piece of store work, and what it asks of the engine: its rows, or how many it changed. */
 interface Step {
   statement: Statement<object, unknown>;
   params: object;

@@ -128,7 +128,6 @@ export interface RouteMailRecord extends NewRouteMail {
   updatedAt: number;
 }
 
-/** What one attempt at a delivery came to. */
 export interface DeliverySettlement {
   id: number;
   /** The route decisions of its first attempt; absent when recorded before. */

@@ -19,7 +19,6 @@ export type Watchdog = ReturnType<typeof createWatchdog>;
  */
 export function createWatchdog(options: WatchdogOptions) {
   const { store, clock, logger } = options;
-  // The silence is measured every tenth of the shortest expectEveryMs, between 1 s and 60 s.
   const shortestMs = Math.min(...options.sources.map((s) => s.expectEveryMs));
   const checkEveryMs = Math.min(60_000, Math.max(1_000, Math.floor(shortestMs / 10)));
 
