@@ -50,9 +50,7 @@ export function createSourceCatchUps(
     run: () => Promise.all(catchUps.map((c) => c.run())),
     start: () => catchUps.forEach((c) => c.start()),
     /** Stops the timers; resolves once the runs in flight have ended. */
-    stop: async (): Promise<void> => {
-      await Promise.all(catchUps.map((c) => c.stop()));
-    },
+    stop: () => Promise.all(catchUps.map((c) => c.stop())),
   };
 }
 

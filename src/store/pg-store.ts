@@ -33,9 +33,8 @@ export class PgStore extends SqlStore {
   private closed = false;
   /** Migrations run once, before the first statement; a failure (database down) is retried on the next call. */
   private ready: Promise<MigrationReport> | undefined;
-  private readonly onIdleError: PgStoreOptions['onIdleError'];
 
-  constructor(options: PgStoreOptions) {
+  constructor(private readonly options: PgStoreOptions) {
     super();
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy: a relay on SQLite, `--help` and `check-config` never load it
     const driver = require('pg') as typeof pg;
@@ -58,8 +57,7 @@ export class PgStore extends SqlStore {
       },
     });
     // Unhandled, an idle connection broken by a PostgreSQL restart would end the process; the pool replaces it.
-    this.onIdleError = options.onIdleError;
-    this.pool.on('error', (error) => this.onIdleError?.(error));
+    this.pool.on('error', (error) => options.onIdleError?.(error));
   }
 
   /** One transaction under `pg_advisory_xact_lock`: a replica starting at the same moment waits, then finds them applied. */
@@ -110,7 +108,7 @@ export class PgStore extends SqlStore {
     let broken = false;
     const onError = (error: Error) => {
       broken = true;
-      this.onIdleError?.(error);
+      this.options.onIdleError?.(error);
     };
     const [client, release] = await new Promise<[pg.PoolClient, (destroy: boolean) => void]>((resolve, reject) => {
       this.pool.connect((error, connected, done) => {
