@@ -4,7 +4,6 @@ import { buildJobDelivery, buildNewDelivery, type CatchUpState, type MissedRepor
 import { compareReportOrder, type ReportCursor } from '../trend';
 import { buildDedupKey, DEFAULT_SOURCE_NAME, normalizeTimestamp, parseDelivery } from '../webhook';
 
-/** What one catch-up of a source needs, besides the lease it runs under. */
 export interface SourceCatchUpContext {
   source: string;
   /** The source's NETBOX_URL as configured: a report's series is keyed by it, as its webhook's is. */
@@ -23,10 +22,9 @@ export interface SourceCatchUpContext {
 const MAX_GAP_IDS = 1_000;
 
 /**
- * Queues, oldest first and through the webhook's own insert, every report NetBox lists after the newest this source has
- * seen that the outbox does not hold: the newest `max` are mailed one by one, older ones and those NetBox deleted meanwhile
- * are named in one notice. A source never caught up before starts at its newest report received by webhook, or NetBox's.
- * Resolves with how many were queued now, and where the next catch-up starts.
+ * Queues, oldest first as its webhook would, every report NetBox lists after the newest seen that the outbox lacks: the
+ * newest `max` mailed one by one, older and deleted ones named in one notice. A first catch-up starts at the newest
+ * report received (or NetBox's). Resolves with how many were queued, and where the next one starts.
  */
 export async function catchUpSource(state: CatchUpState, context: SourceCatchUpContext): Promise<{ queued: number; seen: ReportCursor }> {
   const received = state.seen ? undefined : await context.store.newestStoredReport(context.source);
@@ -49,8 +47,7 @@ export async function catchUpSource(state: CatchUpState, context: SourceCatchUpC
   const stored = new Set(await context.store.listStoredReportIds(context.source, after.reportId, maxId(newer)));
   const keyOf = (r: ListedReport) => buildDedupKey(r.reportId, r.created, context.source);
   const known = new Set(await context.store.findKnownKeys(newer.map(keyOf)));
-  // The newest `max` of what NetBox lists after the last seen, so that a run cut short and run
-  // again picks the same ones; those the relay received already (their webhook came) are left out.
+  // The newest `max` listed after the last seen (a rerun picks the same), less those whose webhook came.
   const notStored = (r: ListedReport) => !stored.has(r.reportId) && !known.has(keyOf(r));
   const toMail = newer.slice(-context.max).filter(notStored);
   const skipped = newer.slice(0, Math.max(0, newer.length - context.max)).filter(notStored);
@@ -61,10 +58,7 @@ export async function catchUpSource(state: CatchUpState, context: SourceCatchUpC
   return { queued: fetched.queued, seen };
 }
 
-/**
- * Fetches each report, oldest first, and queues it as its webhook would have been: how many were queued now (`mailed`
- * counts those a run cut short queued too), and the ids of those NetBox no longer had or served in a form the webhook refuses.
- */
+/** Fetches and queues each report, oldest first: how many were queued, and the ids NetBox no longer had or served refused. */
 async function queueMissedReports(reports: readonly ListedReport[], context: SourceCatchUpContext) {
   const { logger, source } = context;
   const found = { queued: 0, mailed: 0, deleted: [] as number[], refused: [] as number[] };
@@ -100,10 +94,7 @@ function maxId(reports: readonly ListedReport[]): number {
   return reports.reduce((m, r) => Math.max(m, r.reportId), 0);
 }
 
-/**
- * Ids between the last seen report and the newest listed that NetBox no longer lists and the outbox never held: NetBox ids
- * grow with each report, so these existed and are gone (validity's `store_reports`, or a run that never finished).
- */
+/** Ids between the last seen and the newest listed that NetBox no longer lists nor the outbox held: ids grow, so these are gone. */
 function findVanishedIds(after: ReportCursor, newer: readonly ListedReport[], stored: ReadonlySet<number>): number[] {
   const top = maxId(newer);
   if (after.reportId === 0 || top - after.reportId > MAX_GAP_IDS) return [];
@@ -142,9 +133,8 @@ const REPORTS_PATH = '/api/plugins/validity/reports/';
 type ListedReport = ReportCursor & { created: string };
 
 /**
- * The reports after `after`, oldest first: validity ≥ 3.0 is asked only for those created after it, oldest first; older
- * validity (no filterset: the filter would be ignored) lists newest first until one at or before `after` (a relay that
- * missed nothing reads one page). `after` null: those of the first page, NetBox's newest last.
+ * The reports after `after`, oldest first: validity ≥ 3.0 filters by creation; older validity lists newest first until
+ * one at or before `after`. `after` null: the first page, NetBox's newest last.
  */
 async function listNewerReports(client: NetboxClient, after: ReportCursor | null, budget: RequestBudget): Promise<ListedReport[]> {
   const newer: ListedReport[] = [];
@@ -179,10 +169,7 @@ function parseListedReport(item: Record<string, unknown>): ListedReport {
   return { reportId: id, created, createdMs };
 }
 
-/**
- * Fetches one missed report as the delivery its webhook would have stored: the same envelope, parsed by the webhook's own
- * parser (same dedup key, fields and checks). `deleted`: NetBox no longer has it; `refused`: it fails those checks.
- */
+/** One missed report as its webhook's delivery, through the webhook's parser. `deleted`: gone; `refused`: fails its checks. */
 async function fetchMissedReport(reportId: number, context: SourceCatchUpContext): Promise<NewDelivery | 'deleted' | { refused: string }> {
   let document: unknown;
   try {

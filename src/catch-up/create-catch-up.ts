@@ -11,7 +11,6 @@ const CATCH_UP_BUDGET_MS = 60_000;
 /** The source's lease outlives the budget, so a live run keeps it; a dead relay's lease lapses after this. */
 const CATCH_UP_LEASE_MS = 2 * CATCH_UP_BUDGET_MS;
 
-/** What one catch-up of a source came to, for the metrics and the tests. */
 export type CatchUpOutcome =
   | { source: string; result: 'done'; queued: number; at: number }
   /** Another relay sharing the store holds the source's lease: it catches up. */
@@ -27,10 +26,7 @@ interface CatchUpOptions extends Omit<SourceCatchUpContext, 'store' | 'now' | 'b
   onOutcome: (outcome: CatchUpOutcome) => void;
 }
 
-/**
- * One catch-up per source whose plan is on (see planCatchUp), each with the source's own NetBox client
- * and this process's name on the leases; says at start, once per source, whether it runs and, if not, why.
- */
+/** One catch-up per source whose plan is on, with its own NetBox client; logs at start whether each runs and why not. */
 export function createSourceCatchUps(
   config: Pick<Config, 'sources'>,
   deps: Pick<CatchUpOptions, 'clock' | 'logger' | 'owner' | 'onQueued'> & {
@@ -54,16 +50,13 @@ export function createSourceCatchUps(
     run: () => Promise.all(catchUps.map((c) => c.run())),
     start: () => catchUps.forEach((c) => c.start()),
     /** Stops the timers; resolves once the runs in flight have ended. */
-    stop: async (): Promise<void> => {
-      await Promise.all(catchUps.map((c) => c.stop()));
-    },
+    stop: () => Promise.all(catchUps.map((c) => c.stop())),
   };
 }
 
 /**
- * Fetches from NetBox the reports of one source whose webhook never arrived, at start and every CATCH_UP_EVERY, under
- * the source's lease in the store (one relay at a time), beside the webhook and the worker. `run` joins a run under way
- * and never rejects: a failure is logged, counted and tried again at the next turn, with what was seen left where it was.
+ * Fetches a source's reports whose webhook never came, at start and every CATCH_UP_EVERY, under its lease (one relay at a
+ * time). `run` joins a run under way and never rejects: a failure is logged, counted and retried next turn.
  */
 function createCatchUp(options: CatchUpOptions) {
   const { store, clock, logger, source, owner } = options;

@@ -22,17 +22,10 @@ export interface Composers {
   watchdog: (delivery: DeliveryRecord, log: Logger) => Promise<ComposedNotice>;
 }
 
-/**
- * Route mails of one delivery built, sent and recorded together: at most this many built mails (about 50 KB
- * each) are held per delivery, and at most this many are mailed again after a crash.
- */
+/** Route mails built, sent and recorded together: the most held per delivery, and mailed again after a crash. */
 const ROUTE_MAILS_PER_SLICE = 100;
 
-/**
- * One route of a delivery's plan: the planner's decision and its recorded state; once built, its `mail` (dropped once
- * `row`, what it came to, is written) or its build's `failure` (or the notifier's), the server's answer when `accepted`,
- * and what the retry policy decided `next` after a failure.
- */
+/** One route of a delivery's plan: its decision and state; once built, its `mail` (dropped once `row` is written) or `failure`. */
 export interface RouteMail extends NewRouteMail, Pick<RouteMailRecord, 'state' | 'messageId' | 'lastError' | 'lastErrorCode'> {
   mail?: OutgoingMail;
   failure?: FailureClass;
@@ -41,7 +34,6 @@ export interface RouteMail extends NewRouteMail, Pick<RouteMailRecord, 'state' |
   row?: RouteMailOutcome;
 }
 
-/** A claimed delivery on its way through the stages; each stage fills in its part. */
 export interface BatchItem {
   delivery: DeliveryRecord;
   log: Logger;
@@ -66,7 +58,6 @@ export interface BatchItem {
   failure?: FailureClass;
 }
 
-/** What the worker's stages need, and the loop's own settings. */
 export interface WorkerOptions {
   store: Store;
   history: BatchHistory;
@@ -78,7 +69,7 @@ export interface WorkerOptions {
   failures: FailureCatalogue;
   clock: Clock;
   logger: Logger;
-  /** Deliveries in a batch, sent side by side (the transport's concurrency, e.g. SMTP's pool size); the worker's claims share the same bound, so at most that many are mailed twice after a crash. */
+  /** Deliveries sent side by side (SMTP's pool size); also the claim's bound, so at most that many are mailed twice after a crash. */
   concurrency: number;
   /** How long a claim lasts (one not settled by then is taken again): a refused write is tried again well within it. */
   leaseMs: number;
@@ -89,13 +80,9 @@ export interface WorkerOptions {
   observe?: (item: BatchItem, durationMs: number) => void;
 }
 
-/** What each stage is handed: the options, with the one retry policy. */
 export type Stage = WorkerOptions & { policy: RetryDecider; random: () => number };
 
-/**
- * The compose stage, one delivery at a time with a turn of the event loop between two (so webhooks are
- * answered meanwhile): composed, its plan read (or decided), every route mail due built to its final bytes.
- */
+/** The compose stage, one delivery per event-loop turn (webhooks answered meanwhile): plan read or decided, due mails built. */
 export async function composeBatch(stage: Stage, deliveries: DeliveryRecord[]): Promise<BatchItem[]> {
   const [recorded] = await Promise.all([stage.store.listRouteMails(deliveries.map((d) => d.id)), stage.history.startBatch(deliveries)]);
   const items: BatchItem[] = [];
@@ -149,8 +136,7 @@ async function composeItem(stage: Stage, item: BatchItem): Promise<void> {
       else log.debug({ route: d.route, outcome: d.outcome, reason: d.reason }, `route ${d.route}: ${d.outcome}`);
   }
   item.composed = composed;
-  // A route that failed for good is tried again only when the delivery starts over (its first attempt, or an
-  // operator's requeue), not on each retry of another route.
+  // A route that failed for good is tried again only when the delivery starts over, not on another route's retry.
   item.due = item.plan.filter((m) => m.state === 'pending' || (m.state === 'failed' && delivery.attempts <= 1));
   await buildNextSlice(stage, item);
 }

@@ -9,10 +9,9 @@ export interface BatchHistory extends ReportHistory {
 }
 
 /**
- * The trend's history as the composers of one batch see it. Reports composed in a batch are written before its sends
- * with replicas (a shared store), else by its settle; until then a later report of the same series in the batch
- * compares with them here. A series' stored history is read once per batch (the chart's reports before the batch's
- * newest, and as many more as the batch holds); where that read does not reach far enough back, the store is asked again.
+ * The trend's history as one batch's composers see it: a later report of a series compares with the batch's own
+ * composed reports until they are written. A series' stored history is read once per batch, the store asked again
+ * only where that read does not reach back far enough.
  */
 export function createBatchHistory(
   store: Pick<Store, 'findReportBefore' | 'listReportsBefore' | 'findReport' | 'findReports'>,
@@ -55,8 +54,7 @@ export function createBatchHistory(
       const stored = composed && knownBefore(series, cursor, 1);
       if (composed && stored && (stored.length === 0 || compareReportOrder(stored[0], composed) <= 0)) return composed;
       const found = await store.findReportBefore(series, cursor, options);
-      const candidates = [...(found ? [found] : []), ...(composed ? [composed] : [])];
-      return candidates.sort(compareReportOrder).at(-1);
+      return composed && (!found || compareReportOrder(found, composed) <= 0) ? composed : found;
     },
     async listReportsBefore(series, cursor, limit) {
       const stored = await readStoredBefore(series, cursor, limit);

@@ -5,16 +5,12 @@ import { createRetryDecider, type QueuePauseStatus } from './retry-policy';
 import { sendBatch } from './send-batch';
 import { recordSlices, settleBatch, type SettleState, type UnrecordedStatus } from './settle-batch';
 
-/**
- * What {@link Worker.tryNow} did: the queue was paused, so its probe (the oldest due delivery) goes now; a probe is already
- * in flight, its answer decides; or nothing was paused and the queue was only looked at again.
- */
+/** What {@link Worker.tryNow} did: a paused queue probes now; a probe in flight decides; or nothing was paused. */
 export type TryNowResult = 'probing-now' | 'probe-in-flight' | 'not-paused';
 
 export type Worker = ReturnType<typeof createWorker>;
 
 interface Loop {
-  /** The options, with the one retry policy: what each stage is handed. */
   readonly options: Stage;
   readonly owner: string;
   readonly settle: SettleState;
@@ -24,20 +20,15 @@ interface Loop {
   claimed: Set<number>;
   /** The batch in flight of each source: no other delivery of that source is claimed meanwhile, so each source's mails keep their order. */
   sources: Map<string, Promise<void>>;
-  /** Wakes the loop while it waits for work. */
   wake?: () => void;
   done?: Promise<void>;
   leaseTimer?: NodeJS.Timeout;
 }
 
 /**
- * The delivery loop: claim the oldest due deliveries (durably, with a lease) → compose each and build its route
- * mails → send them → settle them in one write. A claim runs as one batch per NetBox source, side by side, and a
- * source with a batch in flight is not claimed from: a NetBox that is slow or silent holds only its own source's
- * mails (in their order) while the loop claims for the others, never more than `concurrency` deliveries at once.
- * The claim is durable before the send and the outcome after it, so a crash between the two sends those mails
- * again after restart: at least once, duplicates bounded by the deliveries in flight. A refused settle never
- * repeats a mail (see settleBatch).
+ * The delivery loop: claim due deliveries (durably, leased) → compose → send → settle in one write. One batch per
+ * NetBox source at a time, side by side, at most `concurrency` deliveries: a slow source holds only its own mails,
+ * in order. A crash between claim and settle sends again: at least once, duplicates bounded by those in flight.
  */
 export function createWorker(options: WorkerOptions) {
   const policy = createRetryDecider(options.retry, options.random);
@@ -113,11 +104,7 @@ async function runLoop(loop: Loop): Promise<void> {
   await Promise.all(loop.sources.values());
 }
 
-/**
- * A delivery held for an operator by its own failure (a template that failed to render) waits on its backoff, not on
- * the queue's pause. A relay starting has loaded its templates again, which is how the fix takes effect: such
- * deliveries are due now, as a restart sends what a paused queue held.
- */
+/** Deliveries held by their own operator-fixable failure (a template) are due now: a start loaded the templates again. */
 async function releaseOwnHolds(loop: Loop): Promise<void> {
   const { store, clock, logger, failures } = loop.options;
   const codes = Object.keys(failures).filter((code) => failures[code].configProblem && failures[code].scope === 'message');
@@ -157,8 +144,7 @@ async function runBatch(loop: Loop, deliveries: DeliveryRecord[], asProbe: boole
     // A probe is claimed alone: the oldest due delivery.
     if (asProbe && items.length > 0) items[0].isProbe = true;
     await sendBatch(options, items);
-    // Many route mails (an owner route): each slice is recorded before the next is built, so a crash mails
-    // again one slice at most, and one slice's mails are held at a time.
+    // Many route mails: each slice is recorded before the next is built, so a crash repeats one slice at most.
     for (let more = items.filter(hasUnbuiltMails); more.length > 0; more = more.filter(hasUnbuiltMails)) {
       // A stop's deadline came first (logged): the deliveries come back when their leases end.
       if (!(await recordSlices(options, loop.settle, more))) return;
@@ -184,11 +170,7 @@ function hasUnbuiltMails(item: BatchItem): boolean {
   return item.mails.length < item.due.length && item.deferredUntil === undefined && !item.abandoned;
 }
 
-/**
- * With replicas (a shared store), the reports the batch composed are written before its mails are sent, so
- * that another replica composing a successor meanwhile compares with their failing sets, not on counts only.
- * A refused write leaves them to the settle, as on a single-owner store (whose next batch starts after it).
- */
+/** Shared store: composed reports are written before sending, so another replica's successor compares with their failing sets. */
 async function shareComposedReports(options: Stage, deliveries: DeliveryRecord[]): Promise<void> {
   const { store, history, clock, logger } = options;
   if (store.singleOwner) return;

@@ -3,21 +3,15 @@ import type { FailureClass } from '../notify';
 
 export type RetrySettings = Config['retry'];
 
-/**
- * A queue held for an operator probes at most once per this many first retry delays (5 minutes as shipped): each
- * probe may be a refused login, and a directory's lockout policy (commonly 5 to 10 failures in 15 to 30 minutes)
- * must never lock the mail account. A restart or "try now" probes at once.
- */
+/** A held queue probes at most once per this many base delays: each probe may be a refused login, and lockouts must not trip. */
 const HELD_PROBE_EVERY_BASES = 5;
 
-/** The spread added to the time a server asked for, so that replicas and relays told the same time do not all come back at once. */
+/** Spread added to a server's asked-for time, so relays told the same time do not all return at once. */
 const THROTTLE_JITTER_MS = 1_000;
 
 /**
- * The pause as an operator sees it (dashboard banner, /readyz, gauges). `open`: the server is down, nothing is claimed
- * until `openUntil` (0 when closed); `probing`: the oldest due delivery tests whether it is back. `failures`: server-level
- * failures in a row; `lastError`: what opened or last re-opened it; `held`: only an operator can fix that (the
- * catalogue's `configProblem`), so nothing is given up meanwhile.
+ * The pause as an operator sees it. `open`: nothing claimed until `openUntil`; `probing`: the oldest due delivery tests
+ * the server. `held`: only an operator can fix `lastError` (`configProblem`), so nothing is given up meanwhile.
  */
 export interface QueuePauseStatus {
   state: 'closed' | 'open' | 'probing';
@@ -37,9 +31,8 @@ export type AttemptOutcome =
   | { kind: 'not-built'; failure: FailureClass };
 
 /**
- * The next state of a delivery after an attempt. `backoff`: tried again alone at `at`; `pause`: the server as a whole
- * failed, or said when to come back, so the queue waits until `until`, then the oldest due delivery probes; `held`: an
- * operator must act (a refused login, TLS), the queue waits and nothing is given up; `dead`: nothing later can succeed.
+ * A delivery's next state. `backoff`: retried alone at `at`; `pause`: the server failed (or asked to wait), the queue
+ * waits until `until`, then probes; `held`: an operator must act, nothing is given up; `dead`: nothing can succeed.
  */
 export type NextState =
   | { next: 'sent' }
@@ -48,7 +41,6 @@ export type NextState =
   | { next: 'held'; until: number }
   | { next: 'dead' };
 
-/** base · 2^(n-1), at most max. */
 function capMs(settings: RetrySettings, n: number): number {
   return Math.min(settings.maxDelayMs, settings.baseMs * 2 ** Math.max(0, Math.min(n - 1, 52)));
 }
@@ -61,7 +53,6 @@ export function computeBackoffMs(attempt: number, settings: RetrySettings, rando
 /** The one place that decides what happens after an attempt, and holds the server's pause. */
 export type RetryDecider = Readonly<ReturnType<typeof createRetryDecider>>;
 
-/** The decider's own state: the pause as plain fields, which the functions below move, and the settings they read. */
 interface PauseState extends QueuePauseStatus {
   /** Deliveries answered 4xx since the last accepted mail (each counted once, however often it retried). */
   deferred: Set<number>;
@@ -70,11 +61,9 @@ interface PauseState extends QueuePauseStatus {
 }
 
 /**
- * The retry policy (prometheus/alertmanager notify's retry stage, Nygard's circuit breaker as a policy): a
- * delivery that failed for itself retries alone with backoff; a server that is down pauses the whole queue
- * with exponential backoff (equal jitter) and a single probe, the oldest due delivery, tests it, so the queue
- * keeps its order and the server is not hammered. A 4xx for one message (451 greylisting, 450 mailbox busy) is
- * its own retry; only {@link PAUSE_AFTER_4XX_IN_A_ROW} different deliveries deferred in a row say the server is in trouble.
+ * The retry policy (a circuit breaker): a delivery failing for itself retries alone with backoff; a server down pauses
+ * the queue (backoff, equal jitter) until one probe, the oldest due delivery, succeeds, keeping order. A 4xx is one
+ * message's retry; {@link PAUSE_AFTER_4XX_IN_A_ROW} different deliveries deferred in a row pause the queue.
  */
 export function createRetryDecider(settings: RetrySettings, random: () => number = Math.random) {
   const pause: PauseState = { ...CLOSED, deferred: new Set(), settings, random };
@@ -114,8 +103,7 @@ function decideNext(pause: PauseState, outcome: AttemptOutcome, attempts: number
   }
   const { failure } = outcome;
   const pausedUntil = outcome.kind === 'failed' ? movePause(pause, outcome, now) : undefined;
-  // A problem only an operator can fix (a password, a certificate, a template) stops every mail alike until
-  // they act, which can take days: no delivery is given up for it, whatever its attempts.
+  // Only an operator can fix it (a password, a certificate, a template), maybe days later: nothing is given up.
   const held = failure.configProblem;
   if (held && pausedUntil !== undefined) {
     pause.openUntil = Math.max(pausedUntil, now + HELD_PROBE_EVERY_BASES * pause.settings.baseMs);
@@ -134,8 +122,7 @@ function decideNext(pause: PauseState, outcome: AttemptOutcome, attempts: number
 function movePause(pause: PauseState, outcome: Extract<AttemptOutcome, { kind: 'failed' }>, now: number): number | undefined {
   const { failure, isProbe, deliveryId } = outcome;
   if (failure.scope === 'server') {
-    // A server that said when to come back (Retry-After, a rate limit's "try again in N seconds") is throttling, not
-    // down: it is tried again then, however long ago the pause began; the wait it asks for is bounded like any delay.
+    // A server that said when to come back is throttling, not down: tried again then (bounded like any delay).
     const toldUntil =
       failure.retryAfterMs === undefined
         ? undefined
@@ -164,8 +151,7 @@ function openPause(
   cause: FailureClass,
   toldUntil?: number,
 ): number {
-  // Sends already in flight when the pause began fail too; they do not lengthen it, unless the server
-  // asked for a longer one.
+  // Sends in flight when the pause began fail too; they lengthen it only when the server asked for longer.
   if (pause.state === 'open' && !wasProbe) {
     pause.openUntil = Math.max(pause.openUntil, toldUntil ?? 0);
     return pause.openUntil;

@@ -1,10 +1,6 @@
 import type { BatchItem, RouteMail, Stage } from './compose-batch';
 
-/**
- * The send stage: the batch's deliveries in claim order, `concurrency` at a time, each one's route mails in
- * plan order. Once the retry policy pauses the queue, the mails not started yet wait with it untried; only
- * the probe may talk to a paused server.
- */
+/** The send stage: claim order, `concurrency` at a time, mails in plan order; once paused, only the probe talks to the server. */
 export async function sendBatch(stage: Stage, items: BatchItem[]): Promise<void> {
   let next = 0;
   const lane = async () => {

@@ -10,7 +10,6 @@ export type UnrecordedStatus = { count: number; code?: string; message?: string 
 const UNRECORDED_WARNING_EVERY_MS = 60_000;
 const REWRITE_BASE_MS = 200;
 
-/** A batch being settled, and when its settle must give up (a stop's deadline). */
 export interface SettleState {
   unrecorded: UnrecordedStatus;
   lastWarnAt?: number;
@@ -19,10 +18,9 @@ export interface SettleState {
 }
 
 /**
- * The settle stage: decides where each delivery of the batch goes (sent, retry at a time, dead), then writes
- * all of it in one transaction with the reports composed for the batch. A write the store refuses (a full
- * disk, a database away) is retried, the batch's leases kept by the worker meanwhile, so a mail sent is never
- * sent again because its record failed; nothing new is claimed until then. False when a stop's deadline came first.
+ * The settle stage: decides each delivery's state and writes the batch with its reports in one transaction. A refused
+ * write is retried (leases kept, nothing new claimed), so a sent mail is never sent again because its record failed.
+ * False when a stop's deadline came first.
  */
 export async function settleBatch(stage: Stage, state: SettleState, items: BatchItem[], started: number): Promise<boolean> {
   const now = stage.clock.now();
@@ -38,10 +36,7 @@ export async function settleBatch(stage: Stage, state: SettleState, items: Batch
   return true;
 }
 
-/**
- * Where one delivery goes, from what its route mails came to (retry-policy.ts decided each failure): kept on the
- * item (`settled`, and the `failure` that decided it; none when it is sent, or waits with the queue).
- */
+/** Where one delivery goes, from what its route mails came to; kept on the item as `settled` and `failure`. */
 function decideSettlement(stage: Stage, item: BatchItem, now: number): DeliverySettlement {
   const { delivery, composeFailure } = item;
   // A delivery that could not be composed has no route mails: its rows are empty.
@@ -67,8 +62,7 @@ function decideSettlement(stage: Stage, item: BatchItem, now: number): DeliveryS
     else if (mail.row.state === 'failed') failures.push({ route: mail.route, failure: mail.failure! });
     else if (mail.row.state === 'pending') retry ??= mail;
   }
-  // Waiting with a queue held for an operator, it is stored due now: the pause in memory holds it, and the
-  // restart that brings the fix sends it at once, in order, instead of at the pause's end.
+  // Held for an operator: stored due now (the pause in memory holds it), so the restart with the fix sends it at once.
   const queueWait = item.deferredUntil !== undefined && stage.policy.held ? now : item.deferredUntil;
   if (retry) {
     const { route, failure, next } = retry;
@@ -95,9 +89,8 @@ function decideSettlement(stage: Stage, item: BatchItem, now: number): DeliveryS
 }
 
 /**
- * Records what the route mails built so far came to, for deliveries with more to build: their rows and sent
- * copies, the deliveries' states left as they are; then drops those mails' bytes. A refused write is retried
- * as a settle's is, so the slice is not mailed again. False when a stop's deadline came first.
+ * Records the route mails built so far (rows and sent copies, states unchanged), then drops their bytes; retried as a
+ * settle is. False when a stop's deadline came first.
  */
 export async function recordSlices(stage: Stage, state: SettleState, items: BatchItem[]): Promise<boolean> {
   const now = stage.clock.now();
@@ -107,10 +100,7 @@ export async function recordSlices(stage: Stage, state: SettleState, items: Batc
   return true;
 }
 
-/**
- * The delivery's new plan, the rows of its route mails that came to something (sent, or failed) since the last write,
- * and the copies of those sent; each mail keeps its row (and the retry policy's word on a build that failed, decided once).
- */
+/** The delivery's new plan, its route mails' rows that came to something since the last write, and the sent copies. */
 function collectSettlement(stage: Stage, item: BatchItem, now: number): DeliverySettlement {
   const routes: RouteMailOutcome[] = [];
   const sent: SentMessageCopy[] = [];

@@ -16,7 +16,6 @@ import {
 } from '../trend';
 import { applyWaivers, type Waiver } from '../waivers';
 
-/** What gathering a digest reads. */
 export interface DigestSources {
   store: Pick<Store, 'listDeliveries' | 'findReport' | 'findReportBefore'>;
   /** The configured NetBox sources (name, tags and NetBox URL): for conditions, series and silent sources. */
@@ -27,16 +26,12 @@ export interface DigestSources {
 
 const PAGE_SIZE = 500;
 
-/**
- * Series with a section and a chart in one digest: the worst ones (most failing results in their latest report). Each base
- * path in a report's `url` starts a series, so their number is NetBox's to choose; the others get one table row each.
- */
+/** Series shown whole (section and chart) in a digest: the worst; the others get one table row each. */
 export const MAX_DIGEST_SERIES = 20;
 
 /**
- * Gathers a digest: every report received in the job's period that matches the route (decided as a per-report route
- * decides), grouped by NetBox source and series, with each series' period trend. Reads only what the store keeps, so
- * the same period gives the same digest on a retry, on another replica and in `preview --digest`.
+ * Gathers the period's reports matching the route, by source and series, with each series' trend. Only the store is
+ * read, so a retry, another replica and `preview --digest` give the same digest.
  */
 export async function collectDigest(deps: DigestSources, route: Route, job: DigestJob, timezone: string): Promise<DigestContent> {
   const received = await listPeriodReports(deps.store, job);

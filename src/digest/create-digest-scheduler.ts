@@ -22,10 +22,9 @@ export interface DigestSchedulerOptions {
 export type DigestScheduler = ReturnType<typeof createDigestScheduler>;
 
 /**
- * Queues each digest route's digest once per period: from the end of its last recorded period to the latest tick, so a
- * relay down at some ticks sends one digest covering them, marked late. The period is recorded and its mail queued in one
- * transaction under a unique key (route + period start), so replicas and restarts queue it exactly once. A route seen the
- * first time records the tick just past without a mail.
+ * Queues each digest route's digest once per period, from its last recorded period's end to the latest tick (missed
+ * ticks: one late digest). Recorded with its mail under a unique key, so replicas and restarts queue it once. A new
+ * route records the tick just past without a mail.
  */
 export function createDigestScheduler(options: DigestSchedulerOptions) {
   const { store, clock, logger } = options;

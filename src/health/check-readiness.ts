@@ -7,10 +7,8 @@ import type { TransportHealth } from './transport-health';
 export type Readiness = Awaited<ReturnType<typeof checkReadiness>>;
 
 /**
- * What /readyz reports: ready when the outbox commits a write and the templates are compiled. The mail transport is
- * reported, never a reason for 503: accepting while it is away is the relay's job, and a load balancer
- * dropping the relay would drop NetBox's deliveries with it. Outcomes waiting to be recorded fail the
- * store check: the store refused a real write (the probe's one-row update may still fit on a full disk).
+ * /readyz: ready when the outbox commits a write and the templates compiled. The mail transport is reported, never a 503
+ * (accepting while it is away is the relay's job). Outcomes the store refused fail the store check, whatever the probe says.
  */
 export async function checkReadiness(deps: {
   store: Pick<Store, 'checkWritable'>;
@@ -44,9 +42,8 @@ export async function checkReadiness(deps: {
   const paused = pause.state === 'open' ? 'paused' : pause.state === 'probing' ? 'probing' : undefined;
   const state = held ? 'held' : (paused ?? (s.ok ? 'ok' : 'failing'));
   const nextTry = pause.state === 'open' ? pause.openUntil : state === 'failing' ? s.nextCheckAt : undefined;
-  // The transport with the queue's pause: this summary for everyone (no host, no server text), details for a token holder.
-  // `failing`: the last check or send could not reach the server (the queue still flows); `paused`: the queue waits until
-  // `nextTryAt`; `probing`: the oldest delivery tests the server now; `held`: a configuration problem (`heldFor`) holds it.
+  // The summary (no host, no server text) is for everyone, details for a token holder. `failing`: the server could not be
+  // reached (the queue still flows); `paused` until `nextTryAt`; `probing`; `held` by a configuration problem (`heldFor`).
   const summary = {
     ok: state === 'ok',
     state,

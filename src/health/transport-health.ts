@@ -14,11 +14,7 @@ interface TransportStatus {
 
 export type TransportHealth = ReturnType<typeof createTransportHealth>;
 
-/**
- * Tracks whether the mail transport can send (its server reachable, its login accepted), for /readyz. A real send is the best evidence, so
- * each outcome updates the status; between sends a periodic `verify()` keeps it fresh (a relay
- * that sends one report a day would otherwise learn of a changed password only at the next report).
- */
+/** Whether the mail transport can send, for /readyz: from each real send, and a periodic `verify()` between sends. */
 export function createTransportHealth(options: {
   notifier: Notifier;
   clock: Clock;

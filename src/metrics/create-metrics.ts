@@ -22,9 +22,8 @@ export interface MetricsOptions {
 }
 
 /**
- * The relay's metrics on its own Registry (never prom-client's global one), registered in the order of the
- * exposition text. The queue gauges are read from the store at scrape time, so every replica sharing a
- * PostgreSQL store reports the same queue. Outcomes known in advance start at 0, so rate() works from the first on.
+ * The relay's metrics on its own Registry, in exposition order. Queue gauges are read from the store at scrape time (every
+ * replica reports the same queue); known outcomes start at 0, so rate() works from the first.
  */
 export function createMetrics(options: MetricsOptions) {
   const registry = new Registry();
@@ -101,10 +100,7 @@ export function createMetrics(options: MetricsOptions) {
   };
 }
 
-/**
- * The queue gauges (every state starts at 0), their scrape-error counter, and the gauges read at scrape time.
- * Returns the queue's refresh: read from the store; when it cannot be, the gauges keep their last value and the error is counted.
- */
+/** The queue gauges and their scrape-error counter; returns the refresh (on a failed read the gauges keep their value). */
 function registerQueueSeries(registry: Registry, options: MetricsOptions): () => Promise<void> {
   const registers = [registry];
   const scrapeErrors = new Counter({

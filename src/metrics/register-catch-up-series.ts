@@ -6,10 +6,7 @@ import type { Store } from '../store';
 export type CatchUpCount =
   { source: string; result: 'done'; queued: number } | { source: string; result: 'busy' | 'failed'; code?: string };
 
-/**
- * The catch-up's series for its sources: reports queued, failures by code, and the age of the last
- * success by any relay sharing the store (read at scrape time). Returns the recorder of each run's outcome.
- */
+/** The catch-up's series (queued, failures by code, age of any relay's last success); returns the outcome recorder. */
 export function registerCatchUpSeries(
   registry: Registry,
   options: { sources: readonly string[]; store: Pick<Store, 'getCatchUpState'>; clock: Clock; logger: Logger },

@@ -15,16 +15,11 @@ import { createActivityCounter, createAuthThrottle, type Logger } from '../share
 import { createRetention, openStore, StorageUnavailableError, type Store } from '../store';
 import { createDeliveryPipeline, createRelayNetboxClients, createRelayWaiverBook, type RelayIo } from './delivery-pipeline';
 
-/** One relay: its parts, the app, and its start and stop. */
 export type Relay = Awaited<ReturnType<typeof createRelay>>;
 
 type RelayParts = Omit<Relay, 'app' | 'start' | 'stop'>;
 
-/**
- * Builds the whole relay from a validated config: store, renderer (templates compiled and checked
- * against a sample report now, so a broken template stops the start), notifier, worker and app.
- * Nothing listens and no timer runs until `start()` and the caller's `listen`.
- */
+/** Builds the relay from a validated config (a broken template stops it now); nothing runs until `start()` and `listen`. */
 export async function createRelay(config: Config, io: RelayIo) {
   for (const w of listBootWarnings(config, io.transports)) io.logger.warn(w.fields, w.message);
   const renderer = loadRenderer(config.mail.templatesDir);
@@ -34,7 +29,6 @@ export async function createRelay(config: Config, io: RelayIo) {
   });
   const notifier = createNotifier(config.transport, { readFile: io.readFile, clock: io.clock, proxy: config.proxy }, io.transports);
   const netbox = createRelayNetboxClients(config, io);
-  // The webhooks being answered, for the metrics.
   const webhooksInFlight = createActivityCounter();
   const shared = { failures: buildFailureCatalogue(io.transports), waivers: createRelayWaiverBook(config, io, store) };
   const delivery = createDeliveryPipeline(config, io, { store, renderer, notifier, netbox, webhooksInFlight, ...shared });
@@ -89,33 +83,22 @@ async function startRelay(parts: RelayParts, io: RelayIo): Promise<void> {
     const applied = migration.applied.length;
     if (applied > 0)
       io.logger.info({ version: migration.version, applied }, `store schema migrated to version ${migration.version} (${applied} applied)`);
-    // Only a single-owner store (SQLite) may release every lease: what was "sending" when it last
-    // stopped was interrupted. Replicas sharing PostgreSQL leave live leases alone; a dead replica's
-    // claims come back when their lease expires.
+    // Only a single-owner store (SQLite) releases every lease; replicas wait for a dead one's leases to expire.
     if (store.singleOwner) {
       const released = await store.releaseLeases(io.clock.now());
       if (released > 0) io.logger.warn({ released }, 'resuming deliveries that were being sent when the relay last stopped');
     }
   } catch (error) {
-    // Storage is unusable right now: start anyway (the webhook answers 503 until it is back); the
-    // leases left behind expire and those deliveries are sent then.
+    // Storage unusable now: start anyway (503 until it is back); the leases left behind expire and are sent then.
     if (!(error instanceof StorageUnavailableError)) throw error;
     io.logger.error({ code: error.code, err: error.message }, 'the outbox is not usable at start; answering 503 until it is');
   }
-  parts.worker.start();
-  parts.retention.start();
-  parts.transportHealth.start();
-  parts.watchdog?.start();
-  parts.digests.start();
-  parts.catchUps.start();
+  for (const part of [parts.worker, parts.retention, parts.transportHealth, parts.watchdog, parts.digests, parts.catchUps]) part?.start();
 }
 
 async function stopRelay(parts: RelayParts, config: Config, io: RelayIo): Promise<void> {
   const { worker } = parts;
-  parts.retention.stop();
-  parts.transportHealth.stop();
-  parts.watchdog?.stop();
-  parts.digests.stop();
+  for (const part of [parts.retention, parts.transportHealth, parts.watchdog, parts.digests]) part?.stop();
   const catchUpsStopped = parts.catchUps.stop();
   // The batch in flight gets the bound to be sent and recorded; a mail sent but not recorded by then is logged with its Message-ID.
   const drained = await worker.stop(config.http.shutdownTimeoutMs);

@@ -88,7 +88,6 @@ export function createDeliveryPipeline(config: Config, io: RelayIo, deps: Pipeli
     intervalMs: TRANSPORT_CHECK_INTERVAL_MS,
     held: () => worker.breaker.held && worker.breaker.state !== 'closed',
   });
-  // The trend's history: what a batch composes is written before its sends with replicas (a shared store), else by its settle.
   const history = createBatchHistory(store);
   const worker = createWorker({
     ...io,
@@ -114,10 +113,7 @@ export function createRelayWaiverBook(config: Config, io: Pick<RelayIo, 'clock' 
   return createWaiverBook({ ...io, storage: store, fileWaivers: config.waivers.fileWaivers, sources: config.sources.map((s) => s.name) });
 }
 
-/**
- * One NetBox source's report composer exactly as the worker runs it, so that `preview`'s mail is the one
- * the relay sends. `routes` narrows it to some routes (their names, hence Message-IDs, unchanged).
- */
+/** A source's report composer as the worker runs it, so `preview` shows the mail sent; `routes` narrows it (names unchanged). */
 export function createRelayReportComposer(
   config: Config,
   io: Pick<RelayIo, 'clock'>,

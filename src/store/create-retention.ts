@@ -2,11 +2,7 @@ import { createRepeatingTask, type Clock, type Logger } from '../shared';
 import { DAY_MS } from '../waivers';
 import type { Store } from './sql-store';
 
-/**
- * Deletes sent deliveries (with their stored bodies, route mails and kept copies) older than `days`, every `intervalMs`.
- * Dead deliveries are never pruned here: they wait for an operator (`retry`, or `prune --dead`).
- * `days` = 0 keeps everything.
- */
+/** Deletes sent deliveries older than `days` (0: keep all) every `intervalMs`; dead ones wait for an operator. */
 export function createRetention(options: { store: Store; clock: Clock; logger: Logger; days: number; intervalMs: number }) {
   const pruneOld = async (): Promise<void> => {
     const before = options.clock.now() - options.days * DAY_MS;

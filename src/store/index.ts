@@ -18,10 +18,7 @@ export {
   type WatchdogAlert,
 } from './internal-job';
 
-/**
- * PostgreSQL when DATABASE_URL is set, else SQLite. SQLite migrates now; PostgreSQL on `migrate()` or its
- * first statement, so that building the relay does no network I/O.
- */
+/** PostgreSQL when DATABASE_URL is set (migrated on first use: no network I/O now), else SQLite (migrated now). */
 export function openStore(
   settings: Omit<SqliteStoreOptions, 'fsync'> & { databaseUrl?: string },
   hooks: { onIdleError?: (error: Error) => void } = {},

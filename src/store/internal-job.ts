@@ -17,10 +17,7 @@ export interface WatchdogAlert {
   netboxCheckedAt?: number | null;
 }
 
-/**
- * The catch-up's notice of missed reports it did not mail one by one (beyond the newest mailed) and of those NetBox
- * deleted before the relay could fetch them; a watchdog delivery (same outbox, same recipients).
- */
+/** The catch-up's notice of missed reports not mailed one by one, or deleted by NetBox first; a watchdog delivery. */
 export interface MissedReportsNotice {
   kind: 'missed';
   /** The named NetBox source; absent: the default source. */
@@ -45,10 +42,7 @@ const isDigestJob = (v: Stored) => typeof v.route === 'string' && typeof v.perio
 const isAlert = (v: Stored) => v.kind === 'overdue' || v.kind === 'resumed';
 const isNotice = (v: Stored) => v.kind === 'missed';
 
-/**
- * How each job is stored: the delivery's kind, source and dedup key prefix, the JSON key its body is kept under
- * (`compliance_relay_<mark>`: a NetBox body never has it), and the check that a stored value is one.
- */
+/** How each job is stored; its body's JSON key `compliance_relay_<mark>` is never in a NetBox body. */
 const STORED = {
   digest: { kind: 'digest', source: 'digest', prefix: DIGEST_KEY_PREFIX, mark: 'digest', field: 'job', is: isDigestJob },
   watchdog: { kind: 'watchdog', source: 'watchdog', prefix: WATCHDOG_KEY_PREFIX, mark: 'watchdog', field: 'alert', is: isAlert },
@@ -58,10 +52,7 @@ const STORED = {
 const iso = (ms: number) => new Date(ms).toISOString();
 const sourcePrefix = (source?: string) => (source ? `${source}/` : '');
 
-/**
- * The outbox record of a job. Its key (after its kind's prefix) names it, so the same job is queued once: a digest
- * by its digest_periods row (route, period start), a watchdog mail by its silence, a notice by the reports it names.
- */
+/** The outbox record of a job; its key names the job (digest period, silence, reports named), so it is queued once. */
 export function buildJobDelivery(job: InternalJob): NewDelivery {
   const { kind, source, prefix, mark, field } = STORED[job.kind];
   const payload = (job as Record<string, unknown>)[field];

@@ -18,15 +18,9 @@ export class DataDirLockedError extends Error {
 export type DataDirLock = { release(): void };
 
 /**
- * Takes the data directory for this process, or throws {@link DataDirLockedError} at once.
- *
- * The lock is SQLite's own, on a dedicated file: in `locking_mode=EXCLUSIVE` a connection that has
- * written keeps its exclusive lock until it closes (sqlite.org/pragma.html#pragma_locking_mode). On
- * Unix that is a POSIX advisory lock, which the kernel drops when the process ends however it ends
- * (SIGKILL, OOM), so a crash never leaves the directory held; and it needs no native module beyond the
- * SQLite driver the store already loads. SQLite also arbitrates between connections of one process.
- * The data file itself is not used for this: the store's connection (WAL, readers while it writes)
- * and `backup` must keep sharing it.
+ * Takes the data directory for this process, or throws {@link DataDirLockedError} at once. The lock is SQLite's
+ * `locking_mode=EXCLUSIVE` on a file of its own (the data file stays shared with `backup`): a POSIX lock the kernel
+ * drops however the process ends, so a crash never leaves the directory held.
  */
 export function lockDataDir(dataDir: string, pid: number = process.pid): DataDirLock {
   fs.mkdirSync(dataDir, { recursive: true });

@@ -15,19 +15,13 @@ export interface PgStoreOptions {
   onIdleError?: (error: Error) => void;
 }
 
-/**
- * PostgreSQL connections per relay: the sends in flight and the webhook's inserts share them, and ten per
- * replica leave room under PostgreSQL's default max_connections (100) for several replicas.
- */
+/** Shared by sends and inserts; ten per replica leave room under the default max_connections (100). */
 export const PG_POOL_SIZE = 10;
 
 /** The key of the advisory lock that serialises migrations across replicas starting together. */
 const PG_MIGRATION_LOCK_KEY = 0x636f6d70; // "comp"
 
-/**
- * The store for several replicas. Inserts are group-committed: the deliveries arriving in one event-loop turn go in
- * multi-row INSERTs of up to {@link ROWS_PER_STATEMENT} rows, each committed on its own.
- */
+/** The store for several replicas. A turn's inserts go in multi-row INSERTs of up to {@link ROWS_PER_STATEMENT} rows. */
 export class PgStore extends SqlStore {
   readonly singleOwner = false;
   private readonly pool: pg.Pool;
@@ -39,9 +33,8 @@ export class PgStore extends SqlStore {
   private closed = false;
   /** Migrations run once, before the first statement; a failure (database down) is retried on the next call. */
   private ready: Promise<MigrationReport> | undefined;
-  private readonly onIdleError: PgStoreOptions['onIdleError'];
 
-  constructor(options: PgStoreOptions) {
+  constructor(private readonly options: PgStoreOptions) {
     super();
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy: a relay on SQLite, `--help` and `check-config` never load it
     const driver = require('pg') as typeof pg;
@@ -64,8 +57,7 @@ export class PgStore extends SqlStore {
       },
     });
     // Unhandled, an idle connection broken by a PostgreSQL restart would end the process; the pool replaces it.
-    this.onIdleError = options.onIdleError;
-    this.pool.on('error', (error) => this.onIdleError?.(error));
+    this.pool.on('error', (error) => options.onIdleError?.(error));
   }
 
   /** One transaction under `pg_advisory_xact_lock`: a replica starting at the same moment waits, then finds them applied. */
@@ -108,17 +100,15 @@ export class PgStore extends SqlStore {
   }
 
   /**
-   * Runs `fn` in one transaction on one pooled connection; rolled back on failure. The connection is held
-   * with an 'error' listener: PostgreSQL terminating it (a restart, 57P01) emits 'error', which unheard would
-   * end the process; such a connection is destroyed on release. The listener is attached inside pg-pool's
-   * callback, not after its promise: a database in fast shutdown sends its FATAL in the TCP segment that
-   * finished the start-up, before an `await` resumes.
+   * One transaction on one pooled connection. Its 'error' listener (a terminated connection, 57P01, would
+   * otherwise end the process; it is destroyed on release) is attached in pg-pool's callback: a database in
+   * fast shutdown sends its FATAL before an `await` would resume.
    */
   private async transaction<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     let broken = false;
     const onError = (error: Error) => {
       broken = true;
-      this.onIdleError?.(error);
+      this.options.onIdleError?.(error);
     };
     const [client, release] = await new Promise<[pg.PoolClient, (destroy: boolean) => void]>((resolve, reject) => {
       this.pool.connect((error, connected, done) => {
@@ -183,10 +173,8 @@ async function runWork<T>(queryable: pg.Pool | pg.PoolClient, work: Work<T>): Pr
 }
 
 /**
- * SQLSTATE classes that are the query's own fault (bad data, constraint, syntax): a retry cannot
- * help, so they stay as they are. Everything else — refused or dropped connections, timeouts,
- * "the database system is shutting down" (57P01), read-only standby (25006), disk full (53100),
- * serialization failures — means "cannot commit now": 503, retry later.
+ * SQLSTATE classes that are the query's own fault (data, constraint, syntax): no retry helps. Anything else
+ * (connection lost, timeout, shutdown 57P01, read-only 25006, disk full 53100) is "cannot commit now": 503.
  */
 const PROGRAMMING_ERROR_CLASSES = new Set(['22', '23', '42', '2B', '2D', '3F', '44']);
 

@@ -37,12 +37,10 @@ type Time = { now: number };
 type DeliveryId = { id: number };
 type Prune = { state: 'sent' | 'dead'; before: number };
 
-/** A time (epoch ms) read by MIN/MAX, null when no row qualifies. */
 type TimeRow = { t: number | null };
 /** A delivery's id under its key: the row an insert returns, or the lookup of a key already stored. */
 type InsertedRow = { id: number; dedup_key: string };
 
-/** A `deliveries` row: the record's fields, and its report's columns. */
 export type DeliveryRow = Omit<DeliveryRecord, 'report' | 'counts' | 'triggeredBy'> &
   Record<'device_count' | 'test_count' | CountField, number | null> & {
     /** All NULL in a row stored before migration 6 or not a report. */
@@ -152,12 +150,9 @@ export function selectListDeliveries(options: ListOptions): { statement: Stateme
 }
 
 /**
- * The ids of the oldest `:limit` due deliveries, as `due_id`. PostgreSQL: one locking SELECT with `OR`
- * (its partial indexes serve both sides; a claim per state could mail a report twice); SKIP LOCKED, so
- * replicas claiming at the same moment each lock different rows instead of waiting for one another.
- * SQLite: an `OR` would gather and sort every due row on each claim, so the oldest of each state are
- * read in id order and merged (`+next_attempt_at` keeps the queued branch on the `(state, id)` index:
- * queued rows are due on arrival); one writer at a time keeps it atomic.
+ * The ids of the oldest `:limit` due deliveries, as `due_id`. PostgreSQL: one locking `OR` (a claim per state
+ * could mail a report twice), SKIP LOCKED so concurrent replicas lock different rows. SQLite: an `OR` would sort
+ * every due row, so each state's oldest are merged (`+next_attempt_at` keeps the `(state, id)` index).
  */
 function selectDueIds(d: Dialect): string {
   const other = `NOT (netbox_source ${d.inList(':skipSources')})`;
@@ -173,10 +168,7 @@ function selectDueIds(d: Dialect): string {
 }
 
 const deliveries = {
-  /**
-   * DO NOTHING (not DO UPDATE) tolerates the same key twice in one statement, and on PostgreSQL waits for a
-   * concurrent insert of the same key by another replica to commit.
-   */
+  /** DO NOTHING tolerates a key twice in one statement and waits for another replica's insert of it to commit. */
   insert: defineRowsStatement<InsertedRow>((count) => {
     const rows = Array.from({ length: count }, (_, i) => {
       const fields = INSERT_COLUMNS.map((column) => `:${column}${i}`).join(', ');
@@ -256,18 +248,14 @@ const deliveries = {
 
 type ReportCursorParams = { series: string } & ReportCursor;
 
-/**
- * Ties on the creation time are broken by report id. One row-value range of the series' index: an OR of the
- * two orders read every report of the series newer than the cursor (the backlog, during a flood).
- */
+/** Ties on creation broken by report id, as one row-value range of the series' index (an OR read the whole backlog). */
 const BEFORE_IN_SERIES = `WHERE series = :series AND (created_ms, report_id) < (:createdMs, :reportId)
        ORDER BY created_ms DESC, report_id DESC`;
 
 const reports = {
   /**
-   * Written with the webhook, so that a successor compares with it before its mail is composed. Late: two seeks
-   * in the series' index (one range over created_ms and report_id together reads every report of the same
-   * created_ms, the whole series when they share it). VALUES names its columns column1, … in both engines.
+   * Written with the webhook, so a successor compares with it before its mail is composed. Late: two index seeks
+   * (one row-value range reads every report sharing the created_ms). VALUES' columns are column1, … on both engines.
    */
   arrive: defineRowsStatement((count) => {
     const v = (column: string) => `v.column${ARRIVAL_COLUMNS.findIndex(([c]) => c === column) + 1}`;
@@ -323,11 +311,7 @@ export async function fromSentMessageRow(row: SentMessageRow): Promise<SentMessa
   return { ...copy, envelopeTo: JSON.parse(envelopeTo) as string[], ...parts };
 }
 
-/**
- * The decoded text and HTML parts of MIME bytes, as they were before encoding: an inline image (`cid:`) as a `data:`
- * URI, as a mail client shows it, and no part made up from the other. The parser is loaded on the first kept mail shown,
- * so a relay that never shows one does not carry it.
- */
+/** The decoded text and HTML parts (a `cid:` image as a `data:` URI, no part made from the other); parser loaded lazily. */
 async function readMailParts(raw: Buffer): Promise<{ text: string | null; html: string | null }> {
   const { simpleParser } = await import('mailparser');
   const parsed = await simpleParser(raw, {
@@ -462,11 +446,7 @@ type CatchUpRow = { createdMs: number | null; reportId: number | null; succeeded
 const CATCH_UP_COLUMNS = 'seen_created_ms AS "createdMs", seen_report_id AS "reportId", succeeded_at AS "succeededAt"';
 
 const catchUp = {
-  /**
-   * One statement: the row is created with the lease, or the lease moves to `owner` only when it expired
-   * (or is already its own). A replica that loses gets no row back; on PostgreSQL a concurrent upsert of
-   * the same source waits for the winner's commit, then finds the lease taken.
-   */
+  /** The lease moves to `owner` only when expired (or its own); a losing replica gets no row (PostgreSQL waits for the winner). */
   takeLease: new Statement<{ source: string; owner: string; now: number; until: number }, CatchUpRow>(
     () => `INSERT INTO catch_up_sources (source, lease_owner, lease_until) VALUES (:source, :owner, :until)
        ON CONFLICT (source) DO UPDATE SET lease_owner = excluded.lease_owner, lease_until = excluded.lease_until

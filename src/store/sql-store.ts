@@ -29,21 +29,12 @@ import type {
   WatchdogState,
 } from './types';
 
-/**
- * The durable outbox, one contract for SQLite and PostgreSQL; "cannot commit now" is thrown as
- * {@link StorageUnavailableError}. The waivers live beside the reports they waive.
- */
+/** The durable outbox on SQLite or PostgreSQL; "cannot commit now" throws {@link StorageUnavailableError}. */
 export type Store = Pick<SqlStore, keyof SqlStore>;
 
-/**
- * The store's logic, written once. The engine's subclass holds what differs: how a piece of {@link Work} runs,
- * transactions and durability, the group commit, migrations, and which failures are "storage unavailable".
- */
+/** The store's logic, once; an engine's subclass runs {@link Work}, commits, migrates and maps storage failures. */
 export abstract class SqlStore implements WaiverStorage {
-  /**
-   * True when one process owns the store (SQLite): whatever is `sending` at boot was interrupted. False
-   * when replicas share it (PostgreSQL): a dead replica's claims are taken over when their lease expires.
-   */
+  /** SQLite: what is `sending` at boot was interrupted. PostgreSQL (false): a dead replica's leases expire. */
   abstract readonly singleOwner: boolean;
 
   /** Idempotent; safe from several processes at once. */
@@ -97,9 +88,8 @@ export abstract class SqlStore implements WaiverStorage {
   }
 
   /**
-   * Writes a batch of attempts whole or not at all: route plans (one another replica recorded first is kept), route
-   * mails, sent copies, states and reports. Failing sets older than the newest {@link REPORT_FAILING_SETS_KEPT} of a
-   * series become unknown.
+   * Writes a batch of attempts whole or not at all (a route plan another replica recorded first is kept). Failing
+   * sets older than the newest {@link REPORT_FAILING_SETS_KEPT} of a series become unknown.
    */
   async settleBatch(batch: SettledBatch): Promise<void> {
     await this.write(settleBatch(batch, !this.singleOwner), { atomic: true });
@@ -216,10 +206,7 @@ export abstract class SqlStore implements WaiverStorage {
     return this.write(transitionWatchdog(move), { atomic: true });
   }
 
-  /**
-   * Records a period once (route + start, and route + end, are unique), queueing `job` in the same transaction:
-   * of several replicas (or a restart), exactly one queues it. `job` null: no mail.
-   */
+  /** Records a period once, queueing `job` (null: no mail) in its transaction: of several replicas, exactly one queues it. */
   queueDigest(
     input: Pick<DigestPeriod, 'route' | 'periodStart' | 'periodEnd' | 'late'> & { now: number; job: NewDelivery | null },
   ): Promise<{ queued: boolean; deliveryId: number | null }> {

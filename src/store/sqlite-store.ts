@@ -18,9 +18,8 @@ export interface SqliteStoreOptions {
   /** Created when missing. */
   dataDir: string;
   /**
-   * FULL (default): each commit is fsynced (off the event loop) before its promise resolves, so an
-   * acknowledged delivery survives a power loss. NORMAL survives a process crash only. EXTRA is SQLite's
-   * own FULL plus directory syncs, fsyncing on the event loop.
+   * FULL (default): each commit is fsynced off the event loop before it resolves (survives a power loss).
+   * NORMAL survives a process crash only. EXTRA: SQLite's own FULL plus directory syncs, on the event loop.
    */
   sqliteSynchronous?: 'FULL' | 'NORMAL' | 'EXTRA';
   /** How the WAL is flushed with synchronous=FULL (default `fs.fsync`); tests slow it down or fail it. */
@@ -33,15 +32,10 @@ export const SQLITE_FILE_NAME = 'relay.sqlite';
 type PendingWrite = Pending<{ work: Work<unknown>; single: boolean }, unknown>;
 
 /**
- * One SQLite file in WAL mode, owned by one relay process. The writes asked for in the same event-loop turn
- * are group-committed in one transaction.
- *
- * Durability (synchronous=FULL) without blocking the event loop: SQLite's own FULL would fsync the WAL
- * inside COMMIT, on the event loop (better-sqlite3 is synchronous), stalling every request for a disk
- * flush. Instead the connection runs with synchronous=NORMAL (a commit only write()s its WAL frames;
- * SQLite still syncs around checkpoints) and the store fsyncs the WAL file on libuv's thread pool. Each
- * promise resolves only after an fsync that began after its commit, so everything a caller could have
- * observed (a row another request inserted, a claim) is durable when it learns of it: SQLite's FULL.
+ * One SQLite file in WAL mode, owned by one process; a turn's writes are group-committed in one transaction.
+ * SQLite's FULL would fsync inside COMMIT, on the event loop (better-sqlite3 is synchronous). So the
+ * connection runs synchronous=NORMAL and the store fsyncs the WAL on libuv's thread pool; each promise
+ * resolves only after an fsync begun after its commit, so whatever a caller saw is durable: FULL's guarantee.
  */
 export class SqliteStore extends SqlStore {
   readonly singleOwner = true;
@@ -79,8 +73,7 @@ export class SqliteStore extends SqlStore {
     try {
       this.openDatabase();
     } catch (error) {
-      // A data dir that is read-only or full right now must not stop the relay: it answers 503 and
-      // opens the file on the next call that finds the storage usable again.
+      // A read-only or full data dir must not stop the relay: 503 now, the file opened once usable.
       if (!(toStorageError(error) instanceof StorageUnavailableError)) throw error;
       this.db = new (loadSqliteDriver())(':memory:');
       this.needsReopen = true;
@@ -159,9 +152,8 @@ export class SqliteStore extends SqlStore {
   }
 
   /**
-   * Queued for the next group commit (at most one event-loop turn away). A write that fails on its own
-   * (a constraint) rejects alone: a single statement is rolled back by SQLite, an atomic one runs in its
-   * own savepoint. A storage error (I/O, full, locked) rejects the whole batch: nothing of it committed.
+   * Queued for the next group commit. A write failing on its own (a constraint) rejects alone (atomic ones run
+   * in a savepoint); a storage error (I/O, full, locked) rejects the whole batch, none of it committed.
    */
   protected write<T>(work: Work<T>, { atomic }: { atomic: boolean }): Promise<T> {
     if (this.closed) return Promise.reject(storeClosedError());
@@ -169,10 +161,8 @@ export class SqliteStore extends SqlStore {
   }
 
   /**
-   * Commits a turn's writes in one transaction; the promises settle once it is on disk. While a WAL
-   * fsync runs, the writes are held and committed together with those of the turns after them when it
-   * ends: one transaction and one fsync for all that arrived during a flush, the fewer the busier the
-   * relay (an fsync costs far more CPU than a commit's inserts).
+   * Commits a turn's writes in one transaction, settled once on disk. Writes arriving during an fsync are held
+   * and committed together when it ends: one fsync (costly) for all of them.
    */
   private commitBatch(turn: PendingWrite[]): void {
     this.heldWrites.push(...turn);
@@ -237,10 +227,7 @@ export class SqliteStore extends SqlStore {
     });
   }
 
-  /**
-   * The WAL keeps its inode while this connection is open, so one descriptor serves until a reopen. The
-   * directory is synced once too, as SQLite does for a journal it created.
-   */
+  /** One descriptor per connection (the WAL keeps its inode); the directory synced once, as SQLite does. */
   private openWal(): number {
     if (this.walFd === undefined) {
       this.walFd = fs.openSync(`${this.file}-wal`, 'r');

@@ -1,7 +1,4 @@
-/**
- * What the statements spell differently on SQLite and PostgreSQL. The rest is the subset both run unchanged:
- * `ON CONFLICT … excluded.x`, `RETURNING`, `UPDATE … FROM` a `WITH` query, epoch-millisecond integers for times.
- */
+/** What the engines spell differently; both run the rest (`ON CONFLICT … excluded.x`, `RETURNING`, `UPDATE … FROM` a `WITH`). */
 export interface Dialect {
   readonly name: 'sqlite' | 'postgres';
   /** The placeholder of parameter `name`, recording in `names` which parameter each value bound in order is. */
@@ -14,8 +11,7 @@ export interface Dialect {
 
 export const SQLITE_DIALECT: Dialect = {
   name: 'sqlite',
-  // better-sqlite3 binds `?` by position and does not bind SQLite's numbered `?NNN`: every occurrence is a
-  // placeholder of its own, its value passed again.
+  // better-sqlite3 binds no numbered `?NNN`: each occurrence is a `?` of its own, its value passed again.
   placeholder: (name, names) => {
     names.push(name);
     return '?';
@@ -64,10 +60,7 @@ export class Statement<P extends object = Record<string, never>, R = never> {
   }
 }
 
-/**
- * A query narrowed by whichever of `conditions` apply, joined with AND (`build` places the WHERE clause):
- * one statement per combination, built on first use, so each stays a prepared statement of its own.
- */
+/** A query narrowed by whichever `conditions` apply (AND); one prepared statement per combination, built on first use. */
 export function defineFilteredStatement<C extends string, P extends object, R>(
   conditions: Record<C, string>,
   build: (where: string, present: readonly C[]) => string,
@@ -90,10 +83,7 @@ export function defineRowsStatement<R = never>(build: (count: number) => string)
   return memoize((count) => new Statement(() => build(count)));
 }
 
-/**
- * A VALUES cell: the parameter it binds, and the type it is cast to where the statement needs one (outside an
- * INSERT, PostgreSQL gives VALUES' parameters no type of their own).
- */
+/** A VALUES cell: its parameter, and its cast where needed (outside an INSERT, PostgreSQL types no VALUES parameter). */
 export type ValuesCell = readonly [name: string, type?: 'TEXT' | 'BIGINT' | 'INTEGER'];
 
 /** `(:a0, :b0), (:a1, :b1), …`, each row ending with `shared` (SQL the rows have in common, such as `:now`) when given. */

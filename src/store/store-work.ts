@@ -4,17 +4,13 @@ import { hasArrival, toReportRow } from './report-rows';
 import { toRowsParams, type Statement } from './statement';
 import { StorageUnavailableError, type InsertResult, type NewDelivery, type SettledBatch } from './types';
 
-/** One statement of a piece of store work, and what it asks of the engine: its rows, or how many it changed. */
 interface Step {
   statement: Statement<object, unknown>;
   params: object;
   result: 'rows' | 'count';
 }
 
-/**
- * A piece of store logic: it yields its statements one at a time and receives each one's result. SQLite runs it
- * synchronously (its transactions and group commit cannot span an `await`); PostgreSQL awaits each statement.
- */
+/** Store logic yielding its statements one at a time: SQLite runs it synchronously (no `await` in a transaction), PostgreSQL awaits each. */
 export type Work<T> = Generator<Step, T, unknown>;
 
 export function* selectAll<P extends object, R>(statement: Statement<P, R>, params: P): Work<R[]> {
@@ -69,10 +65,8 @@ function* executeRows(
 }
 
 /**
- * Writes what one batch of attempts came to, a statement per kind of row rather than per delivery.
- * `locksRows` (replicas share the store): the planned deliveries' rows are locked before their plans are checked,
- * so that each whole plan comes from one replica should two settle it at once; the check is a statement of its
- * own, so that it sees what a replica that held the lock before committed.
+ * Writes a batch of attempts, a statement per kind of row. `locksRows` (shared store): rows are locked before the
+ * separate plan check, so each whole plan comes from one replica and the check sees the previous holder's commit.
  */
 export function* settleBatch(batch: SettledBatch, locksRows: boolean): Work<void> {
   const { now, deliveries } = batch;

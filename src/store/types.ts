@@ -11,10 +11,7 @@ export type DeliveryKind = 'report' | 'digest' | 'watchdog';
 /** `catch-up`: fetched from NetBox's list because its webhook never came. */
 export type ReceivedVia = 'webhook' | 'catch-up';
 
-/**
- * What is stored before the 2xx: a report's delivery as the webhook parsed it (identity, source, report and
- * counts held once, here) with how it arrived; or an internal job's record, its payload in `body`.
- */
+/** Stored before the 2xx: a report's delivery as the webhook parsed it, or an internal job's record (payload in `body`). */
 export interface NewDelivery extends Omit<ReportDelivery, 'kind' | 'report' | 'counts' | 'source'> {
   kind?: DeliveryKind;
   /** The NetBox source, by name. */
@@ -35,10 +32,7 @@ export interface NewDelivery extends Omit<ReportDelivery, 'kind' | 'report' | 'c
   series?: string;
 }
 
-/**
- * A report to store: its one parse (its source assigned) with how it arrived and its series, so that its
- * history row is written with it. Whatever queues a report (the webhook, a catch-up) builds it here.
- */
+/** A report to store (from the webhook or a catch-up), with its series so its history row is written with it. */
 export function buildNewDelivery(
   delivery: ReportDelivery,
   arrival: Pick<NewDelivery, 'body' | 'sender' | 'receivedAt'> & { netboxUrl?: string },
@@ -100,10 +94,7 @@ export interface NewRouteMail {
   ownerGroup?: OwnerGroupPlan | null;
 }
 
-/**
- * One owner group of a route's mail, as decided when the delivery was planned. `whole` is the whole
- * report to the fallback (NetBox could not say who owns what; `note` says why).
- */
+/** One owner group of a route's mail, as planned. `whole`: the whole report to the fallback (`note` says why). */
 export interface OwnerGroupPlan {
   route: string;
   /** Stable within the delivery: `unowned`, `whole`, or `o-<hash of the recipients>`. */
@@ -115,9 +106,8 @@ export interface OwnerGroupPlan {
   devices: string[];
   /** Devices that failed in the previous report and fail nothing now; absent in plans recorded before. */
   fixedDevices?: string[];
-  /** Null when NetBox could not count them (the mail then says its counts are unavailable and shows its failures). */
+  /** Null when NetBox could not count them; `countsMissing` says why, for the mail. */
   counts: SeverityCounts | null;
-  /** Why `counts` is null, for the mail; absent when counted (or in plans recorded before). */
   countsMissing?: string;
   /** Every device NetBox lists for the group's objects, failing or not; absent or null: the failing ones alone. */
   ownedDevices?: number | null;
@@ -138,14 +128,13 @@ export interface RouteMailRecord extends NewRouteMail {
   updatedAt: number;
 }
 
-/** What one attempt at a delivery came to. */
 export interface DeliverySettlement {
   id: number;
   /** The route decisions of its first attempt; absent when recorded before. */
   plan?: NewRouteMail[];
   routes: RouteMailOutcome[];
   sent: SentMessageCopy[];
-  /** Absent: its route mails are recorded and the delivery stays as it is (a slice of its mails, more to come). */
+  /** Absent: a slice of its mails, more to come; the delivery stays as it is. */
   state?: DeliveryStateChange;
 }
 

@@ -7,23 +7,18 @@ export interface WatchdogOptions {
   clock: Clock;
   logger: Logger;
   onQueued?: (id: number) => void;
-  /**
-   * Each with its own state and reports. `expectEveryMs`: EXPECT_REPORT_EVERY, the longest silence before the recipients
-   * are told; `source` absent: the default source; `catchUp`: it runs, so the overdue mail says whether NetBox has no report.
-   */
+  /** `expectEveryMs`: the longest silence before mailing; `source` absent: the default; `catchUp`: the mail says what NetBox has. */
   sources: { expectEveryMs: number; source?: string; catchUp?: boolean }[];
 }
 
 export type Watchdog = ReturnType<typeof createWatchdog>;
 
 /**
- * Makes silence visible (NetBox drops a failed webhook without retrying): one mail when no report arrived within
- * `expectEveryMs`, one when reports arrive again. The state moves by compare-and-set in the store, in the transaction
- * that queues the mail in the outbox, so replicas sharing a store send each mail once, and none is lost to a crash.
+ * Makes silence visible (NetBox never retries a webhook): a mail when no report came within `expectEveryMs`, one when they
+ * resume. Compare-and-set in the mail's transaction: replicas send each mail once, and a crash loses none.
  */
 export function createWatchdog(options: WatchdogOptions) {
   const { store, clock, logger } = options;
-  // The silence is measured every tenth of the shortest expectEveryMs, between 1 s and 60 s.
   const shortestMs = Math.min(...options.sources.map((s) => s.expectEveryMs));
   const checkEveryMs = Math.min(60_000, Math.max(1_000, Math.floor(shortestMs / 10)));
 
@@ -71,8 +66,7 @@ export function createWatchdog(options: WatchdogOptions) {
     return kind;
   }
 
-  // One evaluation at a time in this process; the compare-and-set settles races between processes.
-  /** Measures every source's silence now; resolves with the first alert this call queued, if any. */
+  /** Measures every source's silence now (one run at a time; compare-and-set between processes); resolves with the first alert queued. */
   const evaluate = coalesceRuns(async () => (await Promise.all(options.sources.map(evaluateSource))).find((r) => r !== undefined));
   const fail = (error: unknown) => logger.error({ err: error }, 'watchdog: cannot read or update its state; will try again');
   return { evaluate, ...createRepeatingTask(() => void evaluate().catch(fail), checkEveryMs) };

@@ -25,10 +25,7 @@ const watchdogColumns = (e: EngineSql): string => `
   changed_at  ${e.int64} NOT NULL,
   version     INTEGER NOT NULL`;
 
-/**
- * Migration 7's source of each kept copy's route: a copy kept before names its route only when exactly one route
- * of its delivery was sent (then it is that route's mail, with that Message-ID); otherwise its route is '' ("not recorded").
- */
+/** Migration 7: an older kept copy's route is its delivery's only sent route, else '' ("not recorded"). */
 const SOLE_SENT_ROUTE = `SELECT delivery_id, MAX(route) AS route, MAX(message_id) AS message_id FROM route_mails
           WHERE state = 'sent' GROUP BY delivery_id HAVING COUNT(*) = 1`;
 
@@ -36,8 +33,7 @@ const MIGRATIONS: (Omit<Migration, 'sql'> & { sql: (e: EngineSql) => string })[]
   {
     version: 1,
     name: 'deliveries',
-    // The outbox. dedup_key is the idempotency key: two replicas receiving the same delivery at once store it
-    // once. PostgreSQL's partial indexes keep the claim query cheap however many sent rows pile up.
+    // The outbox; dedup_key stores a delivery once across replicas. Partial indexes keep the claim cheap.
     sql: (e) => `
       CREATE TABLE deliveries (
         id               ${e.identity},
@@ -121,8 +117,7 @@ const MIGRATIONS: (Omit<Migration, 'sql'> & { sql: (e: EngineSql) => string })[]
   {
     version: 5,
     name: 'route_mails',
-    // One row per (delivery, route): the routing decision, taken once, and the state of that route's mail,
-    // so a retry or a restart sends only the routes not yet sent.
+    // Per (delivery, route): the decision, taken once, and its mail's state: a retry sends only routes not yet sent.
     sql: (e) => `
       CREATE TABLE route_mails (
         delivery_id      ${e.int64} NOT NULL,
@@ -147,8 +142,7 @@ const MIGRATIONS: (Omit<Migration, 'sql'> & { sql: (e: EngineSql) => string })[]
   {
     version: 6,
     name: 'delivery_report_fields',
-    // The report as the webhook parsed it, so readers need not re-parse each body (NULL in rows stored before and
-    // in the relay's own records). Counts are 64-bit. ADD COLUMN without a default only changes the catalogue.
+    // The report as parsed (NULL in older rows and the relay's own records); ADD COLUMN without a default is cheap.
     sql: (e) => `
       ALTER TABLE deliveries ADD COLUMN display TEXT;
       ALTER TABLE deliveries ADD COLUMN url TEXT;
@@ -170,9 +164,7 @@ const MIGRATIONS: (Omit<Migration, 'sql'> & { sql: (e: EngineSql) => string })[]
   {
     version: 7,
     name: 'sent_messages_per_route',
-    // One kept copy per (delivery, route), so a report mailed to two routes keeps both mails. SQLite cannot
-    // change a primary key in place: the table is rebuilt in this migration's transaction. On PostgreSQL a
-    // constant default is a catalogue change; the new primary key builds its index once over the (small) table.
+    // One kept copy per (delivery, route). SQLite cannot change a primary key in place: the table is rebuilt.
     sql: (e) =>
       e.engine === 'sqlite'
         ? `
@@ -207,8 +199,7 @@ const MIGRATIONS: (Omit<Migration, 'sql'> & { sql: (e: EngineSql) => string })[]
   {
     version: 8,
     name: 'delivery_list_indexes',
-    // The dashboard's filters (state, report id, date range; keyset paging by id) from an index. And NetBox's ids of
-    // each failing result, so that `preview --id` renders the failing-tests section of a sent mail from the store.
+    // Indexes for the dashboard's filters; NetBox's ids of failing results, so `preview --id` renders them from the store.
     sql: (e) => `
       ${e.engine === 'sqlite' ? 'CREATE INDEX deliveries_state ON deliveries (state, id);' : ''}
       CREATE INDEX deliveries_report ON deliveries (report_id, id);
@@ -219,8 +210,7 @@ const MIGRATIONS: (Omit<Migration, 'sql'> & { sql: (e: EngineSql) => string })[]
   {
     version: 9,
     name: 'netbox_sources',
-    // The NetBox source that posted each delivery (a constant default only changes the catalogue), and the
-    // watchdog's state per source, the single row of migration 3 becoming the default source's.
+    // Each delivery's NetBox source, and the watchdog's state per source (migration 3's row is the default source's).
     sql: (e) => `
       ALTER TABLE deliveries ADD COLUMN netbox_source TEXT NOT NULL DEFAULT 'default';
       CREATE TABLE watchdog_states (source TEXT PRIMARY KEY,${watchdogColumns(e)});
@@ -231,8 +221,7 @@ const MIGRATIONS: (Omit<Migration, 'sql'> & { sql: (e: EngineSql) => string })[]
   {
     version: 10,
     name: 'digest_periods',
-    // One row per period of a digest route, written once in the transaction that queues its mail, so replicas and
-    // restarts queue each period's digest once. delivery_id is NULL for the period before the route's first run.
+    // A digest route's periods, written with the mail they queue (once across replicas); NULL delivery: before its first run.
     sql: (e) => `
       CREATE TABLE digest_periods (
         route         TEXT    NOT NULL,
@@ -255,15 +244,13 @@ const MIGRATIONS: (Omit<Migration, 'sql'> & { sql: (e: EngineSql) => string })[]
   {
     version: 12,
     name: 'reports_failing_index',
-    // The reports of a series that still hold a failing set, indexed on their own, so saving a report
-    // (forgetOldFailing keeps the newest 100) looks at ~101 rows, not at the whole series, which grows with age.
+    // Reports still holding a failing set, indexed apart: forgetOldFailing reads ~101 rows, not the whole series.
     sql: () => 'CREATE INDEX reports_series_failing ON reports (series, created_ms, report_id) WHERE failing IS NOT NULL;',
   },
   {
     version: 13,
     name: 'waivers',
-    // Accepted exceptions, never deleted: expiring one moves ends_at to that moment and records who did it.
-    // device NULL: every device of the source; until_day as given (YYYY-MM-DD), ends_at when it stops holding.
+    // Accepted exceptions, never deleted (expiring moves ends_at and records who); device NULL: every device.
     sql: (e) => `
       CREATE TABLE waivers (
         id          ${e.identity},
@@ -294,8 +281,7 @@ const MIGRATIONS: (Omit<Migration, 'sql'> & { sql: (e: EngineSql) => string })[]
   {
     version: 15,
     name: 'report_arrival',
-    // A report's row is written with its webhook, so a successor compares with it at once: composed = 0 until its
-    // failing set has been read; arrived_late = 1 when a newer report of its series was stored before it.
+    // Rows written with the webhook: composed = 0 until its failing set is read; arrived_late: a newer one came first.
     sql: () => `
       ALTER TABLE reports ADD COLUMN composed INTEGER NOT NULL DEFAULT 1;
       ALTER TABLE reports ADD COLUMN arrived_late INTEGER NOT NULL DEFAULT 0;
@@ -304,15 +290,13 @@ const MIGRATIONS: (Omit<Migration, 'sql'> & { sql: (e: EngineSql) => string })[]
   {
     version: 16,
     name: 'report_pair_states',
-    // What NetBox's results said of the pairs that changed since the previous report (passed, or not
-    // evaluated), kept with the report so that `preview --id` words its mail as it was sent.
+    // The changed pairs' states (passed, not evaluated), so `preview --id` words its mail as it was sent.
     sql: () => 'ALTER TABLE reports ADD COLUMN pair_states TEXT;',
   },
   {
     version: 17,
     name: 'catch_up',
-    // How a delivery reached the relay, and per NetBox source the newest report seen (kept apart from the
-    // deliveries, which retention prunes) with the lease that lets one relay at a time catch up.
+    // How a delivery arrived; per source the newest report seen (retention never prunes it) and the catch-up lease.
     sql: (e) => `
       ALTER TABLE deliveries ADD COLUMN received_via TEXT NOT NULL DEFAULT 'webhook';
       CREATE TABLE catch_up_sources (
