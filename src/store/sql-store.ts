@@ -1,15 +1,8 @@
 import type { ReportCursor, ReportPoint, ReportReadOptions, ReportSnapshot } from '../trend';
 import { DEFAULT_SOURCE_NAME } from '../webhook';
 import type { NewWaiver, Waiver, WaiverFilter, WaiverStorage } from '../waivers';
-import {
-  decodeCatchUpRow,
-  decodeDeliveryRow,
-  decodeRouteMailRow,
-  fromSentMessageRow,
-  queries,
-  selectListDeliveries,
-  selectListWaivers,
-} from './queries';
+import { decodeCatchUpRow, decodeRouteMailRow, fromSentMessageRow, queries, selectListWaivers } from './queries';
+import { decodeDeliveryRow, selectListDeliveries } from './delivery-rows';
 import { escapeLike, type Statement } from './statement';
 import { execute, insertDelivery, selectAll, selectOne, settleBatch, type Work } from './store-work';
 import { decodeReportPointRow, decodeReportRow, hasArrival } from './report-rows';

@@ -1,4 +1,5 @@
-import { queries, toDeliveryParams, toSettleStateRow, toRouteMailParams, toRouteOutcomeRow, toSentMessageParams } from './queries';
+import { queries, toRouteMailParams, toRouteOutcomeRow, toSentMessageParams } from './queries';
+import { toDeliveryParams, toSettleStateRow } from './delivery-rows';
 import { buildReportSnapshot } from '../trend';
 import { hasArrival, toReportRow } from './report-rows';
 import { toRowsParams, type Statement } from './statement';
