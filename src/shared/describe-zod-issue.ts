@@ -27,10 +27,7 @@ const TYPE_WORDS: Record<string, string> = {
   boolean: 'true or false',
 };
 
-/**
- * A schema issue in the words of the person who wrote the value ("must be a whole number", never zod's "expected
- * number, received NaN"); a message the schema wrote itself is kept. The caller puts the name in front.
- */
+/** An issue in the words of who wrote the value ("must be a whole number"); a schema's own message is kept. */
 export function describeZodIssue(issue: ZodIssueFacts): string {
   if (!ZOD_DEFAULT_MESSAGE.test(issue.message)) return issue.message;
   switch (issue.code) {

@@ -1,10 +1,7 @@
 /** What a secret becomes. */
 export const SECRET_MARK = '[REDACTED]';
 
-/**
- * Shorter values are not masked: they would hide ordinary words (no real secret is that short). From
- * 5 bytes on, a secret has a base64 form at each of its three alignments.
- */
+/** Shorter values would hide ordinary words (no real secret is that short). */
 const MIN_SECRET_CHARS = 4;
 const BASE64_CHAR = /[A-Za-z0-9+/=_-]/;
 /** Masking can join text into a secret again ("[REDACTED]" next to its tail); it is repeated until nothing changes. */
@@ -14,9 +11,8 @@ const MAX_PASSES = 4;
 export type SecretMask = (text: string) => string;
 
 /**
- * The one mask for every text that may hold these secrets (a server's answer, a log line). A server echoes a secret
- * in the form it was sent, so each form is masked: plain, URL-encoded, JSON-escaped, and base64 or base64url (AUTH
- * PLAIN's `\0user\0password`, HTTP Basic) wherever it sits in the encoded bytes, the whole base64 word then.
+ * A server echoes a secret in the form it was sent, so each form is masked: plain, URL-encoded, JSON-escaped, and
+ * base64(url) at any alignment (AUTH PLAIN, HTTP Basic), the whole base64 word then.
  */
 export function createSecretMask(secrets: readonly (string | undefined)[]): SecretMask {
   const values = [...new Set(secrets.filter((s): s is string => typeof s === 'string' && s.length >= MIN_SECRET_CHARS))];
@@ -70,11 +66,7 @@ function textForms(value: string): string[] {
   return [value, uri, lowerHex(uri), form, lowerHex(form), json];
 }
 
-/**
- * The base64 of the secret's bytes at each of the three alignments it can have inside a longer
- * encoded value (`\0user\0password`): from byte k, whole 3-byte groups only. Any base64 text of bytes
- * holding the secret contains one of these.
- */
+/** The base64 of the secret's bytes from byte k (0–2), whole 3-byte groups: any base64 holding the secret contains one. */
 function base64Cores(value: string): string[] {
   const bytes = Buffer.from(value, 'utf8');
   const cores: string[] = [];

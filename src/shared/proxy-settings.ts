@@ -38,10 +38,8 @@ function parseProxyUrl(value: string): URL | undefined {
 }
 
 /**
- * The proxy a request to `url` goes through (a URL, credentials included), or undefined to go directly.
- * NO_PROXY as curl reads it: `*` alone matches every host; an entry matches that host and every name
- * under it (`example.com` and `.example.com` both match `netbox.example.com`); `host:port` only that port.
- * (proxy-from-env and undici match a bare name exactly, and read only process.env.)
+ * The proxy for `url` (credentials included), or undefined to go directly. NO_PROXY as curl reads it (proxy-from-env
+ * and undici differ): `*` matches all; `example.com` and `.example.com` match it and names under it; `host:port` that port.
  */
 export function chooseProxy(url: string | URL, proxy: ProxySettings): string | undefined {
   const target = typeof url === 'string' ? new URL(url) : url;
