@@ -4,10 +4,7 @@ import { DEFAULT_SOURCE_NAME } from '../webhook';
 import type { Settings } from './schema';
 import type { SourceConfig } from './sources-file';
 
-/**
- * No unsigned deliveries from the network by accident: beyond loopback WEBHOOK_SECRET, or WEBHOOK_ALLOW_UNSIGNED=true.
- * A blank secret is refused (too easily one that went missing), and so is a short one (the previous one is not checked).
- */
+/** No unsigned deliveries from the network by accident; a blank secret (likely a missing one) or a short one is refused. */
 export function checkWebhookExposure(rawEnv: Record<string, string | undefined>, s: Settings, host: string): ConfigIssue[] {
   const issues: ConfigIssue[] = [];
   const parsed = { WEBHOOK_SECRET: s.source.webhook_secret, WEBHOOK_SECRET_PREVIOUS: s.source.webhook_secret_previous };
@@ -19,7 +16,6 @@ export function checkWebhookExposure(rawEnv: Record<string, string | undefined>,
       message: 'is empty or only white space: give the secret NetBox signs with (openssl rand -hex 32), or remove the variable',
     });
   }
-  // A blank secret is reported above; saying again that one is required would only repeat it.
   if (blank('WEBHOOK_SECRET')) return issues;
   const secret = parsed.WEBHOOK_SECRET;
   const short = secret !== undefined ? describeShortWebhookSecret(secret) : undefined;

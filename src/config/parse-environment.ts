@@ -30,13 +30,10 @@ export function readSecretFile(readFile: (file: string) => string, file: string,
   }
 }
 
-/** The environment is parsed once per process: zod's eval fast path compiles a parser per object schema and pays only over many parses. */
+/** Parsed once per process: zod's compiled fast path pays off only over many parses. */
 const ONE_PARSE = { jitless: true } as const;
 
-/**
- * The schema stage: the nested settings (`values`; `flat` by variable name, as the transports read them). Variables the
- * schema refuses are reported and left out (`broken`), and the rest is parsed again, so later rules see every valid value.
- */
+/** The settings nested (`values`) and by name (`flat`); refused variables (`broken`) are left out and the rest parsed again. */
 export function parseSettings(env: Record<string, string>, schema: AnySettingsSchema, leaves: SettingLeaf[]) {
   const done = (values: unknown, broken: ReadonlySet<string>, issues: ConfigIssue[]) => ({
     values: values as Settings,

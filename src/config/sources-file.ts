@@ -73,10 +73,7 @@ interface SourcesContext {
   cwd: string;
 }
 
-/**
- * Every source: the `default` one from its variables (`Settings['source']`) at the bare WEBHOOK_PATH, then SOURCES_FILE's
- * named ones, each problem (`issues`) or retired field (`warnings`) reading "<file>: source 2 (lab) field: why".
- */
+/** The `default` source from its variables, then SOURCES_FILE's, each problem reading "<file>: source 2 (lab) field: why". */
 export function readSources(settings: Settings, context: SourcesContext, issues: ConfigIssue[], warnings: ConfigIssue[]): SourceConfig[] {
   const build = (name: string, fields: SourceFields) => buildSource(name, fields, settings, context.cwd);
   const sources = [build(DEFAULT_SOURCE_NAME, settings.source)];
