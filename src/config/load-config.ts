@@ -4,7 +4,7 @@ import { buildDefaultRoute, parseRoutesFile, readYamlListFile } from '../routing
 import { isLoopbackHost, readProxySettings, type ConfigIssue } from '../shared';
 import { configureTransport, findTransport, TRANSPORTS, type TransportDescriptor } from '../notify';
 import { buildSettingsSchema, listSettingLeaves } from './schema';
-import { checkCaFiles, checkCrossFieldRules, checkSourceRules, checkWebhookExposure } from './check-rules';
+import { checkCrossFieldRules, checkSources, checkWebhookExposure } from './check-rules';
 import * as fixed from './fixed-limits';
 import { parseSettings, readSecretFiles } from './parse-environment';
 import { parseUrl } from './redact-config';
@@ -55,8 +55,8 @@ export function loadConfig(rawEnv: Record<string, string | undefined>, options: 
   };
   const transport = configureTransport(flat, { issues, broken, readFile, rawEnv: env, outboxDir, requireRecipients }, transports);
   const host = s.http.host ?? (s.source.webhook_secret !== undefined ? '0.0.0.0' : '127.0.0.1');
-  if (!broken.has('HOST') && !broken.has('WEBHOOK_ALLOW_UNSIGNED')) issues.push(...checkWebhookExposure(rawEnv, s, host));
-  issues.push(...checkCrossFieldRules(s, broken));
+  if (!broken.has('HOST') && !broken.has('WEBHOOK_ALLOW_UNSIGNED')) checkWebhookExposure(issues, rawEnv, s, host);
+  checkCrossFieldRules(issues, s, broken);
   const reportAs = (variable: string) => (message: string) => issues.push({ variable, message });
   const routesFile = s.routing.file ? path.resolve(cwd, s.routing.file) : undefined;
   const routes = routesFile ? readYamlListFile(routesFile, readFile, parseRoutesFile, reportAs('ROUTES_FILE')) : undefined;
@@ -64,7 +64,7 @@ export function loadConfig(rawEnv: Record<string, string | undefined>, options: 
     .filter(([name]) => env[name] !== undefined)
     .map(([variable, message]) => ({ variable, message }));
   const sources = readSources(s, { readFile, env, cwd }, issues, warnings);
-  issues.push(...checkSourceRules(s, host, sources, routes), ...checkCaFiles(sources, readFile));
+  checkSources(issues, s, host, sources, routes, readFile);
   const waiversFile = s.waivers.file ? path.resolve(cwd, s.waivers.file) : undefined;
   const context = { file: waiversFile!, readFile, sources: sources.map((source) => source.name) };
   const fileWaivers = waiversFile ? readWaiversFile(context, reportAs('WAIVERS_FILE')) : [];
