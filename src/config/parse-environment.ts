@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { describeZodIssue, type ConfigIssue, type ZodIssueFacts } from '../shared';
+import { describeZodIssue, type ConfigIssue } from '../shared';
 import type { AnySettingsSchema, SettingLeaf, Settings } from './schema';
 
 /** Replaces each `<NAME>_FILE` by the secret it holds (in `env`); returns what went wrong. */
@@ -71,8 +71,8 @@ function placeSettings(env: Record<string, string>, leaves: SettingLeaf[]): Reco
 }
 
 /** A numeric variable's whole allowed range, whichever bound or type the value missed ("must be a whole number from 0 to 65535"). */
-function describeNumberRange(schema: z.ZodType, issue: ZodIssueFacts): string | undefined {
-  if (!['invalid_type', 'too_big', 'too_small'].includes(issue.code ?? '')) return undefined;
+function describeNumberRange(schema: z.ZodType, issue: z.core.$ZodIssue): string | undefined {
+  if (!['invalid_type', 'too_big', 'too_small'].includes(issue.code)) return undefined;
   let field: unknown = schema;
   while (field instanceof z.ZodDefault || field instanceof z.ZodOptional) field = field.unwrap();
   if (!(field instanceof z.ZodNumber)) return undefined;
