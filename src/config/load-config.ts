@@ -14,11 +14,9 @@ import { readWaiversFile } from './waivers-file';
 
 /** Thrown by {@link loadConfig} with every problem found, not just the first. */
 export class ConfigError extends Error {
-  readonly issues: ConfigIssue[];
-  constructor(issues: ConfigIssue[]) {
+  constructor(readonly issues: ConfigIssue[]) {
     super(`Invalid configuration:\n${issues.map((i) => `  - ${i.variable}: ${i.message}`).join('\n')}`);
     this.name = 'ConfigError';
-    this.issues = issues;
   }
 }
 

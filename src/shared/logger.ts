@@ -2,11 +2,9 @@ import type pino from 'pino';
 import type { Logger } from 'pino';
 import { createSecretMask, SECRET_MARK } from './mask-secrets';
 
-/** pino, loaded by the first logger: `--help` and `check-config` log nothing and do not load it. */
-function loadPino(): typeof pino {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy on purpose: only commands that log load it
-  return require('pino') as typeof pino;
-}
+/** Loaded by the first logger: `--help` and `check-config` log nothing and do not load pino. */
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy on purpose: only commands that log load it
+const loadPino = () => require('pino') as typeof pino;
 
 export type { Logger };
 
