@@ -1,4 +1,5 @@
 import net, { isIP } from 'node:net';
+import { promisify } from 'node:util';
 import type nodemailer from 'nodemailer';
 import type SMTPConnection from 'nodemailer/lib/smtp-connection';
 import type SMTPPool from 'nodemailer/lib/smtp-pool';
@@ -198,11 +199,9 @@ export function createSmtpSender(config: SmtpConfig, io: NotifierIo): Sender {
         const auth = tokens
           ? { oauth2: new XOAuth2Class({ user, provisionCallback: provideToken(tokens) }) }
           : { credentials: { user, pass: password } };
-        await new Promise<void>((resolve, reject) => {
-          connection.login(auth as SMTPConnection.AuthenticationOAuth2 | SMTPConnection.AuthenticationCredentials, (error) =>
-            error ? reject(error) : resolve(),
-          );
-        });
+        await promisify(connection.login.bind(connection))(
+          auth as SMTPConnection.AuthenticationOAuth2 | SMTPConnection.AuthenticationCredentials,
+        );
         onStep(tokens ? `AUTH XOAUTH2 accepted for ${user}` : `login accepted for ${user}`);
       } catch (error) {
         fail(error);
@@ -210,9 +209,8 @@ export function createSmtpSender(config: SmtpConfig, io: NotifierIo): Sender {
         connection.close();
       }
     },
-    close() {
+    async close() {
       transporter.close();
-      return Promise.resolve();
     },
   };
 }

@@ -19,11 +19,17 @@ export function createSecretMask(secrets: readonly (string | undefined)[]): Secr
   if (values.length === 0) return (text) => text;
   const literals = new Set<string>();
   const cores = new Set<string>();
+  const lowerHex = (s: string) => s.replace(/%[0-9A-F]{2}/g, (h) => h.toLowerCase());
   for (const value of values) {
-    for (const form of textForms(value)) literals.add(form);
-    for (const core of base64Cores(value)) {
-      cores.add(core);
-      cores.add(core.replace(/\+/g, '-').replace(/\//g, '_'));
+    // As text may carry it: itself, URL-encoded (both hex cases, form encoding), JSON-escaped.
+    const uri = encodeURIComponent(value);
+    const form = new URLSearchParams({ v: value }).toString().slice(2);
+    for (const text of [value, uri, lowerHex(uri), form, lowerHex(form), JSON.stringify(value).slice(1, -1)]) literals.add(text);
+    // Its bytes from byte k (0–2) in whole 3-byte groups: any base64 holding the secret contains one of these.
+    const bytes = Buffer.from(value, 'utf8');
+    for (let k = 0; k < 3; k += 1) {
+      const whole = bytes.subarray(k, k + Math.floor((bytes.length - k) / 3) * 3);
+      if (whole.length >= 3) for (const encoding of ['base64', 'base64url'] as const) cores.add(whole.toString(encoding));
     }
   }
   // Longest first, so a secret that contains another is masked whole. Literals only: no backtracking.
@@ -55,24 +61,4 @@ export function createSecretMask(secrets: readonly (string | undefined)[]): Secr
     }
     return out;
   };
-}
-
-/** The secret as text may carry it: itself, URL-encoded (both hex cases, form encoding), JSON-escaped. */
-function textForms(value: string): string[] {
-  const uri = encodeURIComponent(value);
-  const form = new URLSearchParams({ v: value }).toString().slice(2);
-  const json = JSON.stringify(value).slice(1, -1);
-  const lowerHex = (s: string) => s.replace(/%[0-9A-F]{2}/g, (h) => h.toLowerCase());
-  return [value, uri, lowerHex(uri), form, lowerHex(form), json];
-}
-
-/** The base64 of the secret's bytes from byte k (0–2), whole 3-byte groups: any base64 holding the secret contains one. */
-function base64Cores(value: string): string[] {
-  const bytes = Buffer.from(value, 'utf8');
-  const cores: string[] = [];
-  for (let k = 0; k < 3; k += 1) {
-    const whole = Math.floor((bytes.length - k) / 3) * 3;
-    if (whole >= 3) cores.push(bytes.subarray(k, k + whole).toString('base64'));
-  }
-  return cores;
 }
