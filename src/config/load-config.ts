@@ -7,7 +7,6 @@ import { buildSettingsSchema, listSettingLeaves } from './schema';
 import { checkCrossFieldRules, checkSources, checkWebhookExposure } from './check-rules';
 import * as fixed from './fixed-limits';
 import { parseSettings, readSecretFiles } from './parse-environment';
-import { parseUrl } from './redact-config';
 import { readSources } from './sources-file';
 import { RETIRED_SETTINGS } from './retired-settings';
 import { readWaiversFile } from './waivers-file';
@@ -107,7 +106,7 @@ export function loadConfig(rawEnv: Record<string, string | undefined>, options: 
       ...described.secrets(transport.settings),
       // A URL's password reaches no log line even alone.
       ...[s.store.databaseUrl, proxy.httpProxy, proxy.httpsProxy].flatMap((url) => {
-        const password = url && parseUrl(url)?.password;
+        const password = url && URL.canParse(url) && new URL(url).password;
         return password ? [unescape(password)] : []; // decodeURIComponent, but never throws
       }),
     ],

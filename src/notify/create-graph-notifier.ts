@@ -1,7 +1,10 @@
 import { systemClock } from '../shared';
 import { createOAuth2TokenCache, postOrFail, readBoundedJson } from './fetch-access-token';
 import { TransportError, type NotifierIo, type Sender } from './notifier';
-import type { GraphConfig } from './graph-transport';
+import type { OAuth2Config } from './oauth2-settings';
+
+/** MAIL_TRANSPORT=graph: Graph's sendMail as `sender` (MAIL_FROM's address), with a token from `oauth2`. */
+export type GraphConfig = { url: string; sender: string; timeoutMs: number; oauth2: OAuth2Config };
 
 /** A 429 without Retry-After: wait this long before the next try. */
 const DEFAULT_THROTTLE_MS = 60_000;

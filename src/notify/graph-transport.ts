@@ -1,5 +1,6 @@
 import { buildFailureFacts, httpUrl, setting } from '../shared';
 import type * as GraphModule from './create-graph-notifier';
+import type { GraphConfig } from './create-graph-notifier';
 import type { SectionEnv, TransportContext, TransportDescriptor } from './notifier';
 import { buildOAuth2Config, checkEndpointUrl, OAUTH2_FAILURES, OAUTH2_SETTINGS, oauth2Secrets } from './oauth2-settings';
 
@@ -17,11 +18,11 @@ const GRAPH_SETTINGS = {
   ...OAUTH2_SETTINGS,
 };
 
-/** MAIL_TRANSPORT=graph: Graph's sendMail as MAIL_FROM's address, with an OAuth2 token. */
-export type GraphConfig = NonNullable<ReturnType<typeof configureGraph>>;
-
 /** Undefined when MAIL_TRANSPORT is not graph, or OAuth2's settings have problems (pushed onto `issues`). */
-function configureGraph(e: SectionEnv<typeof GRAPH_SETTINGS> & { MAIL_TRANSPORT: string }, context: TransportContext) {
+function configureGraph(
+  e: SectionEnv<typeof GRAPH_SETTINGS> & { MAIL_TRANSPORT: string },
+  context: TransportContext,
+): GraphConfig | undefined {
   if (e.MAIL_TRANSPORT !== 'graph') return undefined;
   context.requireRecipients('MAIL_TRANSPORT=graph');
   checkEndpointUrl('GRAPH_URL', e.GRAPH_URL, context.issues);
