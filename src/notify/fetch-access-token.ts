@@ -5,10 +5,7 @@ import { oauth2Secrets, type OAuth2Config } from './oauth2-settings';
 import { createSecretMask, systemClock, type Clock } from '../shared';
 
 /** An OAuth2 access token and when it expires (epoch ms, by the injected clock). */
-export interface AccessToken {
-  accessToken: string;
-  expiresAt: number;
-}
+export type AccessToken = { accessToken: string; expiresAt: number };
 
 /** One access token shared by every connection (or request) of a notifier. */
 export type TokenCache = ReturnType<typeof createTokenCache>;
