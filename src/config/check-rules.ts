@@ -15,7 +15,7 @@ export function checkWebhookExposure(issues: ConfigIssue[], rawEnv: Record<strin
       message: 'is empty or only white space: give the secret NetBox signs with (openssl rand -hex 32), or remove the variable',
     });
   }
-  if (blank('WEBHOOK_SECRET')) return;
+  if (blank('WEBHOOK_SECRET')) return; // saying it is also required would repeat it
   const secret = parsed.WEBHOOK_SECRET;
   const short = secret !== undefined ? describeShortWebhookSecret(secret) : undefined;
   if (short) issues.push({ variable: rawEnv.WEBHOOK_SECRET_FILE ? 'WEBHOOK_SECRET_FILE' : 'WEBHOOK_SECRET', message: short });

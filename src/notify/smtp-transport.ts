@@ -221,7 +221,8 @@ function buildSmtpOptions(config: SmtpConfig, readFile: (file: string) => Buffer
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const port = url.port ? Number(url.port) : secure ? 465 : 587;
   return {
-    // TCP_NODELAY: with Nagle on, the final "\r\n.\r\n" waits up to 40 ms for the server's delayed ACK per pooled mail.
+    // TCP_NODELAY: with Nagle on, the final "\r\n.\r\n" waits up to 40 ms for the server's delayed ACK per pooled mail;
+    // nodemailer applies all its checks to a socket from `getSocket`.
     getSocket: (_options, callback) => callback(null, { connection: net.connect({ host, port, noDelay: true }) }),
     host,
     port,

@@ -62,9 +62,11 @@ export function describeFailureOutcome(facts: FailureFacts): string {
   return facts.retryable ? 'It is tried again.' : 'It is not tried again.';
 }
 
-/** Whether the words say the server's certificate is untrusted (`ETLS`): nodemailer reports it as `ESOCKET`, like a network fault. */
+/** Node's and OpenSSL's words for an untrusted certificate: nodemailer reports it as `ESOCKET`, like a network fault. */
+const CERTIFICATE_NOT_TRUSTED =
+  /certificate|self[- ]signed|unable to verify|unable to get (local )?issuer|altnames|CERT_|DEPTH_ZERO|UNABLE_TO_VERIFY|ERR_TLS_CERT/i;
+
+/** Whether an error's words say the server's certificate is untrusted (`ETLS`). */
 export function isCertificateFailure(message: string): boolean {
-  return /certificate|self[- ]signed|unable to verify|unable to get (local )?issuer|altnames|CERT_|DEPTH_ZERO|UNABLE_TO_VERIFY|ERR_TLS_CERT/i.test(
-    message,
-  );
+  return CERTIFICATE_NOT_TRUSTED.test(message);
 }
