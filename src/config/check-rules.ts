@@ -4,12 +4,8 @@ import { DEFAULT_SOURCE_NAME } from '../webhook';
 import type { Settings } from './schema';
 import type { SourceConfig } from './sources-file';
 
-/**
- * No unsigned deliveries from the network by accident: beyond loopback WEBHOOK_SECRET, or WEBHOOK_ALLOW_UNSIGNED=true.
- * A blank secret is refused (too easily one that went missing), and so is a short one (the previous one is not checked).
- */
-export function checkWebhookExposure(rawEnv: Record<string, string | undefined>, s: Settings, host: string): ConfigIssue[] {
-  const issues: ConfigIssue[] = [];
+/** No unsigned deliveries from the network by accident; a blank secret (likely a missing one) or a short one is refused. */
+export function checkWebhookExposure(issues: ConfigIssue[], rawEnv: Record<string, string | undefined>, s: Settings, host: string): void {
   const parsed = { WEBHOOK_SECRET: s.source.webhook_secret, WEBHOOK_SECRET_PREVIOUS: s.source.webhook_secret_previous };
   const blank = (name: keyof typeof parsed) => (parsed[name] ?? rawEnv[name])?.trim() === '';
   for (const name of ['WEBHOOK_SECRET', 'WEBHOOK_SECRET_PREVIOUS'] as const) {
@@ -19,8 +15,7 @@ export function checkWebhookExposure(rawEnv: Record<string, string | undefined>,
       message: 'is empty or only white space: give the secret NetBox signs with (openssl rand -hex 32), or remove the variable',
     });
   }
-  // A blank secret is reported above; saying again that one is required would only repeat it.
-  if (blank('WEBHOOK_SECRET')) return issues;
+  if (blank('WEBHOOK_SECRET')) return; // saying it is also required would repeat it
   const secret = parsed.WEBHOOK_SECRET;
   const short = secret !== undefined ? describeShortWebhookSecret(secret) : undefined;
   if (short) issues.push({ variable: rawEnv.WEBHOOK_SECRET_FILE ? 'WEBHOOK_SECRET_FILE' : 'WEBHOOK_SECRET', message: short });
@@ -33,24 +28,30 @@ export function checkWebhookExposure(rawEnv: Record<string, string | undefined>,
   if (secret !== undefined && s.webhook.allowUnsigned) {
     issues.push({ variable: 'WEBHOOK_ALLOW_UNSIGNED', message: 'has no effect with WEBHOOK_SECRET set: deliveries must be signed' });
   }
-  return issues;
 }
 
 /** Rules between variables, checked only when the variables compared were valid (a stand-in default would report nonsense). */
-export function checkCrossFieldRules({ source }: Settings, broken: ReadonlySet<string>): ConfigIssue[] {
-  const issues: ConfigIssue[] = [];
+export function checkCrossFieldRules(issues: ConfigIssue[], { source }: Settings, broken: ReadonlySet<string>): void {
   if (source.webhook_secret_previous !== undefined && source.webhook_secret === undefined && !broken.has('WEBHOOK_SECRET'))
     issues.push({ variable: 'WEBHOOK_SECRET_PREVIOUS', message: 'is only accepted alongside WEBHOOK_SECRET (during a rotation)' });
   if (source.netbox_url === undefined && !broken.has('NETBOX_URL')) {
     if (source.token !== undefined) issues.push({ variable: 'NETBOX_TOKEN', message: 'has no effect without NETBOX_URL' });
     if (source.ca_file !== undefined) issues.push({ variable: 'NETBOX_CA_FILE', message: 'has no effect without NETBOX_URL' });
   }
-  return issues;
 }
 
-/** A named source beyond loopback needs a webhook secret, as the default does; routes name only configured sources (a typo routes none). */
-export function checkSourceRules(settings: Settings, host: string, sources: SourceConfig[], routes: Route[] | undefined): ConfigIssue[] {
-  const issues: ConfigIssue[] = [];
+/**
+ * A named source beyond loopback needs a webhook secret, as the default does; routes name only configured sources (a typo
+ * routes none); CA files are read now, so one that cannot be is said by its variable (else serve stops on a bare ENOENT).
+ */
+export function checkSources(
+  issues: ConfigIssue[],
+  settings: Settings,
+  host: string,
+  sources: SourceConfig[],
+  routes: Route[] | undefined,
+  readFile: (file: string) => unknown,
+): void {
   if (!isLoopbackHost(host) && !settings.webhook.allowUnsigned) {
     for (const s of sources.filter((source) => source.name !== DEFAULT_SOURCE_NAME && source.secrets.length === 0)) {
       issues.push({
@@ -75,17 +76,11 @@ export function checkSourceRules(settings: Settings, host: string, sources: Sour
         variable: 'ROUTES_FILE',
         message: `route ${route.name} match.source: "${name}" is not a configured source (${configured})`,
       });
-  return issues;
-}
-
-/** CA files are read at start: one that cannot be read is said now, by its variable (else serve stops on a bare ENOENT). */
-export function checkCaFiles(sources: readonly SourceConfig[], readFile: (file: string) => unknown): ConfigIssue[] {
-  const issues: ConfigIssue[] = [];
   for (const { name, netbox } of sources) {
-    const named = name !== DEFAULT_SOURCE_NAME;
-    const [variable, field, file] = named
-      ? ['SOURCES_FILE', `source ${name} ca_file: `, netbox.caFile]
-      : ['NETBOX_CA_FILE', '', netbox.url && netbox.caFile];
+    const [variable, field, file] =
+      name !== DEFAULT_SOURCE_NAME
+        ? ['SOURCES_FILE', `source ${name} ca_file: `, netbox.caFile]
+        : ['NETBOX_CA_FILE', '', netbox.url && netbox.caFile];
     if (!file) continue;
     try {
       readFile(file);
@@ -94,7 +89,6 @@ export function checkCaFiles(sources: readonly SourceConfig[], readFile: (file: 
       issues.push({ variable, message: `${field}cannot read ${file} (${code}): accepts a readable PEM file` });
     }
   }
-  return issues;
 }
 
 /** Every source name a condition mentions, at any depth. */

@@ -35,10 +35,7 @@ function describeAllowed(property: z.core.JSONSchema.BaseSchema, boolean: boolea
   return max !== undefined ? `${property.minimum ?? 0}–${max}` : `≥ ${property.minimum ?? 0}`;
 }
 
-/**
- * The configuration as NAME=value lines a user can compare with their .env: each variable as set (secrets redacted),
- * as defaulted (`config` supplies the derived defaults), or unset; defaults that mean nothing here are left out.
- */
+/** NAME=value lines to compare with a .env: set (secrets redacted), defaulted (only those in force), or unset. */
 export function formatSettings(
   env: Record<string, string | undefined>,
   config: Config,
@@ -49,7 +46,6 @@ export function formatSettings(
   const read = findTransport(config.transport, transports).settingsInForce(config.transport.settings);
   const isInForce = (name: string) =>
     transports.some((t) => name in t.settings) ? read.includes(name) : isRelaySettingInForce(name, config);
-  // In the reference's order (basics first), defaults as a user writes them (5m, not 300000).
   for (const { name, group, default: byDefault, secret } of describeSettings(buildSettingsSchema(transports))) {
     const raw = env[name];
     const file = secret ? env[`${name}_FILE`] : undefined;

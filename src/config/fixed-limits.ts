@@ -1,7 +1,4 @@
-/*
- * Limits and timings that suit every relay, so they are not settings. Config carries those a test shortens;
- * the relay's value comes only from here.
- */
+// Limits that suit every relay, so they are not settings; Config carries those a test shortens.
 
 /** A client must send its headers within 10 s: NetBox sends them at once, a slowloris client is cut. */
 export const HTTP_HEADERS_TIMEOUT_MS = 10_000;
@@ -33,10 +30,7 @@ export const RETRY_MAX_DELAY_MS = 3_600_000;
 /** How often the queue is looked at when nothing wakes the worker (a webhook or a requeue wakes it at once). */
 export const WORKER_POLL_MS = 1_000;
 
-/**
- * How long a send holds its delivery before another relay may take it over (renewed while it runs): ten times the
- * enrichment budget, else a mail still being composed would be claimed again and sent twice.
- */
+/** A send's hold on its delivery (renewed while it runs): ten enrichment budgets, so no mail being composed is sent twice. */
 export const LEASE_MS = 10 * NETBOX_ENRICH_BUDGET_MS;
 
 /** Different deliveries answered 4xx in a row (no mail accepted between) before the whole queue pauses: the retry policy's, for its retired setting's warning. */

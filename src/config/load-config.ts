@@ -1,9 +1,10 @@
 import path from 'node:path';
+import { unescape } from 'node:querystring';
 import { buildDefaultRoute, parseRoutesFile, readYamlListFile } from '../routing';
 import { isLoopbackHost, readProxySettings, type ConfigIssue } from '../shared';
 import { configureTransport, findTransport, TRANSPORTS, type TransportDescriptor } from '../notify';
 import { buildSettingsSchema, listSettingLeaves } from './schema';
-import { checkCaFiles, checkCrossFieldRules, checkSourceRules, checkWebhookExposure } from './check-rules';
+import { checkCrossFieldRules, checkSources, checkWebhookExposure } from './check-rules';
 import * as fixed from './fixed-limits';
 import { parseSettings, readSecretFiles } from './parse-environment';
 import { readSources } from './sources-file';
@@ -12,11 +13,9 @@ import { readWaiversFile } from './waivers-file';
 
 /** Thrown by {@link loadConfig} with every problem found, not just the first. */
 export class ConfigError extends Error {
-  readonly issues: ConfigIssue[];
-  constructor(issues: ConfigIssue[]) {
+  constructor(readonly issues: ConfigIssue[]) {
     super(`Invalid configuration:\n${issues.map((i) => `  - ${i.variable}: ${i.message}`).join('\n')}`);
     this.name = 'ConfigError';
-    this.issues = issues;
   }
 }
 
@@ -35,10 +34,7 @@ export interface LoadConfigOptions {
 /** Default recipient when writing .eml files with no MAIL_TO: a newcomer can still open the mail. */
 export const FILE_MODE_DEFAULT_TO = 'compliance-reports@localhost';
 
-/**
- * Validates the environment once, at boot; empty values count as unset (as compose's `${VAR:-}` gives them). Throws
- * {@link ConfigError} listing every problem: a refused value is reported, and every rule not depending on it still checked.
- */
+/** Validates the environment at boot, empty values unset (compose's `${VAR:-}`); {@link ConfigError} lists every problem. */
 export function loadConfig(rawEnv: Record<string, string | undefined>, options: LoadConfigOptions) {
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(rawEnv)) if (value !== undefined && value !== '') env[name] = value;
@@ -56,17 +52,16 @@ export function loadConfig(rawEnv: Record<string, string | undefined>, options: 
   };
   const transport = configureTransport(flat, { issues, broken, readFile, rawEnv: env, outboxDir, requireRecipients }, transports);
   const host = s.http.host ?? (s.source.webhook_secret !== undefined ? '0.0.0.0' : '127.0.0.1');
-  if (!broken.has('HOST') && !broken.has('WEBHOOK_ALLOW_UNSIGNED')) issues.push(...checkWebhookExposure(rawEnv, s, host));
-  issues.push(...checkCrossFieldRules(s, broken));
+  if (!broken.has('HOST') && !broken.has('WEBHOOK_ALLOW_UNSIGNED')) checkWebhookExposure(issues, rawEnv, s, host);
+  checkCrossFieldRules(issues, s, broken);
   const reportAs = (variable: string) => (message: string) => issues.push({ variable, message });
   const routesFile = s.routing.file ? path.resolve(cwd, s.routing.file) : undefined;
   const routes = routesFile ? readYamlListFile(routesFile, readFile, parseRoutesFile, reportAs('ROUTES_FILE')) : undefined;
-  // A retired variable still set is no error (the relay works as before), but said by check-config and at start.
   const warnings: ConfigIssue[] = Object.entries(RETIRED_SETTINGS)
     .filter(([name]) => env[name] !== undefined)
     .map(([variable, message]) => ({ variable, message }));
   const sources = readSources(s, { readFile, env, cwd }, issues, warnings);
-  issues.push(...checkSourceRules(s, host, sources, routes), ...checkCaFiles(sources, readFile));
+  checkSources(issues, s, host, sources, routes, readFile);
   const waiversFile = s.waivers.file ? path.resolve(cwd, s.waivers.file) : undefined;
   const context = { file: waiversFile!, readFile, sources: sources.map((source) => source.name) };
   const fileWaivers = waiversFile ? readWaiversFile(context, reportAs('WAIVERS_FILE')) : [];
@@ -106,24 +101,16 @@ export function loadConfig(rawEnv: Record<string, string | undefined>, options: 
     proxy,
     /** Every secret value in force, so that the logger masks it wherever it appears. */
     secretValues: [
-      // The settings the schema flags `secret`, and what is derived from them; the transport adds its own.
       ...leaves.flatMap(({ name, meta }) => (meta.secret && typeof flat[name] === 'string' ? [flat[name]] : [])),
       ...sources.flatMap((s) => [...s.secrets, ...(s.netbox.token ? [s.netbox.token] : [])]),
       ...described.secrets(transport.settings),
-      ...[s.store.databaseUrl, proxy.httpProxy, proxy.httpsProxy].flatMap(urlPassword),
+      // A URL's password reaches no log line even alone.
+      ...[s.store.databaseUrl, proxy.httpProxy, proxy.httpsProxy].flatMap((url) => {
+        const password = url && URL.canParse(url) && new URL(url).password;
+        return password ? [unescape(password)] : []; // decodeURIComponent, but never throws
+      }),
     ],
     /** Variables still set that the relay no longer reads, each naming what replaced it: said by check-config and at start. */
     warnings,
   };
-}
-
-/** A URL's password (DATABASE_URL's, a proxy's), so it reaches no log line even alone. */
-function urlPassword(url: string | undefined): string[] {
-  if (!url) return [];
-  try {
-    const password = decodeURIComponent(new URL(url).password);
-    return password ? [password] : [];
-  } catch {
-    return [];
-  }
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { describeZodIssue, type ConfigIssue, type ZodIssueFacts } from '../shared';
+import { describeZodIssue, type ConfigIssue } from '../shared';
 import type { AnySettingsSchema, SettingLeaf, Settings } from './schema';
 
 /** Replaces each `<NAME>_FILE` by the secret it holds (in `env`); returns what went wrong. */
@@ -30,13 +30,10 @@ export function readSecretFile(readFile: (file: string) => string, file: string,
   }
 }
 
-/** The environment is parsed once per process: zod's eval fast path compiles a parser per object schema and pays only over many parses. */
+/** Parsed once per process: zod's compiled fast path pays off only over many parses. */
 const ONE_PARSE = { jitless: true } as const;
 
-/**
- * The schema stage: the nested settings (`values`; `flat` by variable name, as the transports read them). Variables the
- * schema refuses are reported and left out (`broken`), and the rest is parsed again, so later rules see every valid value.
- */
+/** The settings nested (`values`) and by name (`flat`); refused variables (`broken`) are left out and the rest parsed again. */
 export function parseSettings(env: Record<string, string>, schema: AnySettingsSchema, leaves: SettingLeaf[]) {
   const done = (values: unknown, broken: ReadonlySet<string>, issues: ConfigIssue[]) => ({
     values: values as Settings,
@@ -74,8 +71,8 @@ function placeSettings(env: Record<string, string>, leaves: SettingLeaf[]): Reco
 }
 
 /** A numeric variable's whole allowed range, whichever bound or type the value missed ("must be a whole number from 0 to 65535"). */
-function describeNumberRange(schema: z.ZodType, issue: ZodIssueFacts): string | undefined {
-  if (!['invalid_type', 'too_big', 'too_small'].includes(issue.code ?? '')) return undefined;
+function describeNumberRange(schema: z.ZodType, issue: z.core.$ZodIssue): string | undefined {
+  if (!['invalid_type', 'too_big', 'too_small'].includes(issue.code)) return undefined;
   let field: unknown = schema;
   while (field instanceof z.ZodDefault || field instanceof z.ZodOptional) field = field.unwrap();
   if (!(field instanceof z.ZodNumber)) return undefined;

@@ -49,17 +49,16 @@ function describeNetbox(shared: Config['netbox'], netbox: Config['sources'][numb
   return { url: netbox.url, token: netbox.token, ...tls, timeoutMs: shared.timeoutMs, enrichBudgetMs: shared.enrichBudgetMs };
 }
 
-/** A copy of `value` where each secret string reads [REDACTED], a URL's password REDACTED, and a PEM block only that it is set. */
+/** A copy with each secret [REDACTED], a URL's password REDACTED, and a PEM block only said to be set. */
 function maskSecrets(value: unknown, secrets: ReadonlySet<string>): unknown {
   if (typeof value === 'string') {
     const url = parseUrl(value);
-    // The URL stays readable (which server, which user); only its password goes.
     if (url?.password) {
       url.password = 'REDACTED';
       return url.toString();
     }
     if (secrets.has(value)) return REDACTED;
-    // A certificate is public, but its many lines of base64 tell a reader nothing: that it is set is enough.
+    // A certificate is public, but its base64 tells a reader nothing.
     return value.startsWith('-----BEGIN ') ? 'set (PEM, not shown)' : value;
   }
   if (Array.isArray(value)) return value.map((item) => maskSecrets(item, secrets));

@@ -1,21 +1,14 @@
 import { WAIVER_MAX_DAYS_AHEAD } from '../waivers';
-import {
-  GRAPH_CONCURRENCY,
-  GRAPH_TIMEOUT_MS,
-  OAUTH2_TIMEOUT_MS,
-  SMTP_CONNECTION_TIMEOUT_MS,
-  SMTP_GREETING_TIMEOUT_MS,
-  SMTP_SOCKET_TIMEOUT_MS,
-} from '../notify';
+import * as notify from '../notify';
 import * as fixed from './fixed-limits';
 import { CATCH_UP_MAX_MAILED } from './sources-file';
 
 /** Variables the relay no longer reads, each with what took its place. */
 export const RETIRED_SETTINGS: Readonly<Record<string, string>> = {
-  GRAPH_CONCURRENCY: `is no longer read: Graph requests in flight are fixed at ${GRAPH_CONCURRENCY}, Exchange Online's limit per app and mailbox; remove it`,
+  GRAPH_CONCURRENCY: `is no longer read: Graph requests in flight are fixed at ${notify.GRAPH_CONCURRENCY}, Exchange Online's limit per app and mailbox; remove it`,
   SMTP_PAUSE_AFTER_4XX: `is no longer read: ${fixed.PAUSE_AFTER_4XX_IN_A_ROW} different deliveries answered 4xx in a row pause the queue; remove it`,
-  OAUTH2_TIMEOUT_MS: `is no longer read: a token request may take ${OAUTH2_TIMEOUT_MS / 1000} s; remove it`,
-  GRAPH_TIMEOUT_MS: `is no longer read: a Graph sendMail request may take ${GRAPH_TIMEOUT_MS / 1000} s; remove it`,
+  OAUTH2_TIMEOUT_MS: `is no longer read: a token request may take ${notify.OAUTH2_TIMEOUT_MS / 1000} s; remove it`,
+  GRAPH_TIMEOUT_MS: `is no longer read: a Graph sendMail request may take ${notify.GRAPH_TIMEOUT_MS / 1000} s; remove it`,
   WEBHOOK_RATE_LIMIT_WINDOW_MS: 'is no longer read: WEBHOOK_RATE_LIMIT counts requests per minute; remove it',
   MAX_UNRECORDED_OUTCOMES:
     'is no longer read: the worker settles one batch at a time, and a batch the store refuses holds the queue until it is recorded; remove it',
@@ -44,9 +37,9 @@ export const RETIRED_SETTINGS: Readonly<Record<string, string>> = {
   LOG_FORMAT: 'is no longer read: logs are pretty on a terminal and JSON otherwise; remove it',
   NETBOX_TLS_REJECT_UNAUTHORIZED:
     "is no longer read: NetBox's certificate is always verified; give a private CA or a self-signed certificate with NETBOX_CA_FILE (or a source's ca_file in SOURCES_FILE); remove it",
-  SMTP_CONNECTION_TIMEOUT_MS: `is no longer read: an SMTP connection may take ${SMTP_CONNECTION_TIMEOUT_MS / 1000} s to open; remove it`,
-  SMTP_GREETING_TIMEOUT_MS: `is no longer read: the SMTP server's greeting may take ${SMTP_GREETING_TIMEOUT_MS / 1000} s; remove it`,
-  SMTP_SOCKET_TIMEOUT_MS: `is no longer read: an SMTP connection may stay silent ${SMTP_SOCKET_TIMEOUT_MS / 1000} s; remove it`,
+  SMTP_CONNECTION_TIMEOUT_MS: `is no longer read: an SMTP connection may take ${notify.SMTP_CONNECTION_TIMEOUT_MS / 1000} s to open; remove it`,
+  SMTP_GREETING_TIMEOUT_MS: `is no longer read: the SMTP server's greeting may take ${notify.SMTP_GREETING_TIMEOUT_MS / 1000} s; remove it`,
+  SMTP_SOCKET_TIMEOUT_MS: `is no longer read: an SMTP connection may stay silent ${notify.SMTP_SOCKET_TIMEOUT_MS / 1000} s; remove it`,
   SMTP_CHECK_INTERVAL: `is no longer read: /readyz's SMTP check connects every ${fixed.TRANSPORT_CHECK_INTERVAL_MS / 60_000} minutes, besides every real send; remove it`,
   SMTP_TLS_REJECT_UNAUTHORIZED:
     "is no longer read: the SMTP server's certificate is always verified; give a private CA or a self-signed certificate in SMTP_CA_FILE (PEM), and remove it",

@@ -88,10 +88,7 @@ export function buildSettingsSchema(transports: readonly TransportDescriptor[] =
   return SettingsSchema.extend({ transport: z.object(buildTransportSettings(transports)) });
 }
 
-/**
- * Every environment variable the relay reads, in the field of the configuration it sets, with its docs: the reference,
- * .env.example and `check-config` are generated from it.
- */
+/** Every variable the relay reads, in the field it sets, with its docs (the reference, .env.example, `check-config`). */
 export const SettingsSchema = z.object({
   http: z.object({
     // No default here: loadConfig picks 127.0.0.1 without a webhook secret, 0.0.0.0 with one.

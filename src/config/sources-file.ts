@@ -73,10 +73,7 @@ interface SourcesContext {
   cwd: string;
 }
 
-/**
- * Every source: the `default` one from its variables (`Settings['source']`) at the bare WEBHOOK_PATH, then SOURCES_FILE's
- * named ones, each problem (`issues`) or retired field (`warnings`) reading "<file>: source 2 (lab) field: why".
- */
+/** The `default` source from its variables, then SOURCES_FILE's, each problem reading "<file>: source 2 (lab) field: why". */
 export function readSources(settings: Settings, context: SourcesContext, issues: ConfigIssue[], warnings: ConfigIssue[]): SourceConfig[] {
   const build = (name: string, fields: SourceFields) => buildSource(name, fields, settings, context.cwd);
   const sources = [build(DEFAULT_SOURCE_NAME, settings.source)];
@@ -176,11 +173,7 @@ export function planCatchUp(source: Pick<SourceConfig, 'name' | 'netbox' | 'catc
 /** One line for check-config and the start log: "every 5m, at most 20 mailed per run" or "off: why". */
 export function describeCatchUp(plan: CatchUpPlan): string {
   if (!plan.on) return `off: ${plan.reason}`;
-  return `every ${formatMs(plan.everyMs)}, at most ${plan.max} missed reports mailed per run`;
-}
-
-function formatMs(ms: number): string {
-  const units = { d: 86_400_000, h: 3_600_000, m: 60_000, s: 1_000 };
-  for (const [unit, size] of Object.entries(units)) if (ms % size === 0) return `${ms / size}${unit}`;
-  return `${ms}ms`;
+  const units = { d: 86_400_000, h: 3_600_000, m: 60_000, s: 1_000, ms: 1 };
+  const [unit, size] = Object.entries(units).find(([, ms]) => plan.everyMs % ms === 0)!;
+  return `every ${plan.everyMs / size}${unit}, at most ${plan.max} missed reports mailed per run`;
 }

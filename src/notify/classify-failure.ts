@@ -2,10 +2,7 @@ import { TemplateError } from '../mail';
 import { readFailureFacts, type FailureCatalogue } from '../shared';
 import type { FailureClass } from './notifier';
 
-/**
- * The one place that decides whether a failed send can succeed later: the catalogue says what the transport's code
- * means. A code outside it is `UNKNOWN`, kept in the message only, so it can never become a metric label.
- */
+/** Whether a failed send can succeed later, by the catalogue; a code outside it is `UNKNOWN` (never a metric label). */
 export function classifyFailure(error: unknown, catalogue: FailureCatalogue): FailureClass {
   const err = (error ?? {}) as { code?: unknown; scope?: unknown; retryAfterMs?: unknown; message?: unknown; response?: unknown };
   // One line, with the server's answer when there is one; never a stack.

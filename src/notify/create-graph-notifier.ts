@@ -3,22 +3,13 @@ import { createOAuth2TokenCache, postOrFail, readBoundedJson } from './fetch-acc
 import { TransportError, type NotifierIo, type Sender } from './notifier';
 import type { OAuth2Config } from './oauth2-settings';
 
-/** MAIL_TRANSPORT=graph: mails go to Microsoft Graph's sendMail as `sender`, with a token from `oauth2`. */
-export interface GraphConfig {
-  url: string;
-  sender: string;
-  timeoutMs: number;
-  oauth2: OAuth2Config;
-}
+/** MAIL_TRANSPORT=graph: Graph's sendMail as `sender` (MAIL_FROM's address), with a token from `oauth2`. */
+export type GraphConfig = { url: string; sender: string; timeoutMs: number; oauth2: OAuth2Config };
 
 /** A 429 without Retry-After: wait this long before the next try. */
 const DEFAULT_THROTTLE_MS = 60_000;
 
-/**
- * Microsoft Graph's sendMail, for tenants that turned SMTP AUTH off: the mail's own bytes (with a Bcc header, see
- * withBccHeader) posted base64-encoded as `text/plain`; Graph answers 202 with no body. The token is the app's
- * (client credentials, Mail.Send application permission).
- */
+/** Graph's sendMail (for tenants without SMTP AUTH): the MIME bytes base64 as text/plain, with the app's Mail.Send token. */
 export function createGraphSender(config: GraphConfig, io: NotifierIo): Sender {
   const tokens = createOAuth2TokenCache(config.oauth2, io);
   const endpoint = `${config.url}/v1.0/users/${encodeURIComponent(config.sender)}/sendMail`;
@@ -34,7 +25,7 @@ export function createGraphSender(config: GraphConfig, io: NotifierIo): Sender {
       const body = withBccHeader(mail.raw, mail.envelope.to).toString('base64');
       let token = await tokens.get();
       let res = await post(token.accessToken, body);
-      // A 401 (the token was revoked, or expired early) means nothing was sent: tried once more with a renewed token.
+      // A 401 (token revoked or expired early) sent nothing: tried once more with a renewed token.
       if (res.status === 401) {
         await res.body?.cancel();
         tokens.invalidate(token.accessToken);
@@ -59,10 +50,7 @@ export function createGraphSender(config: GraphConfig, io: NotifierIo): Sender {
   };
 }
 
-/**
- * Graph takes the recipients from the MIME headers only, but the stored message has no Bcc header (the blind copies
- * are in the envelope alone): added here, Exchange delivers to it and removes it from the copies.
- */
+/** Graph reads recipients from the headers only: the envelope's blind copies become a Bcc header, which Exchange strips. */
 export function withBccHeader(raw: Buffer, envelopeTo: string[]): Buffer {
   const text = raw.toString('latin1');
   const end = text.search(/\r?\n\r?\n/);
@@ -86,14 +74,14 @@ export async function classifyGraphResponse(res: Response, now: number): Promise
   const detail = `${code}${code && text ? ': ' : ''}${text}`.replace(/\s+/g, ' ').slice(0, 300);
   const message = `Microsoft Graph answered ${res.status}${detail ? ` ${detail}` : ''}`;
   const retryAfterMs = parseRetryAfterMs(res.headers.get('retry-after'), now);
-  const status = res.status;
+  const { status } = res;
   if (status === 429) return new TransportError('GRAPH_THROTTLED', message, { retryAfterMs: retryAfterMs ?? DEFAULT_THROTTLE_MS });
   if (status >= 500) return new TransportError('GRAPH_UNAVAILABLE', message, { retryAfterMs });
   if (status === 401) return new TransportError('OAUTH2_REFUSED', message);
   return new TransportError(status === 403 || status === 404 ? 'GRAPH_ACCESS_DENIED' : 'GRAPH_REJECTED', message);
 }
 
-/** Retry-After as seconds or an HTTP date (RFC 9110 §10.2.3), in ms from `now`; undefined when absent or unreadable. */
+/** Retry-After (seconds or an HTTP date, RFC 9110 §10.2.3) in ms from `now`. */
 export function parseRetryAfterMs(value: string | null, now: number): number | undefined {
   if (value === null || value.trim() === '') return undefined;
   if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;

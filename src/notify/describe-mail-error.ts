@@ -11,8 +11,7 @@ const CONNECTION_CODES: ReadonlySet<string> = new Set([
   'ERROR',
 ]);
 
-// The failures a user can cause and fix, each saying what happened, then what to change. Ordered: a TLS failure
-// arrives as ESOCKET like a refused connection, so the message decides first.
+// What happened, then what to change. Ordered: a TLS failure arrives as ESOCKET like a refused connection.
 function describeFixable(code: string, message: string, server: string): string | undefined {
   if (code === 'SMTP_TLS_REQUIRED')
     return (
@@ -44,10 +43,7 @@ function describeFixable(code: string, message: string, server: string): string 
     : `${server} refused the login (${message.slice(0, 120)}). Check SMTP_USER and SMTP_PASSWORD (or SMTP_PASSWORD_FILE); some providers need an app password or OAuth2 (OAUTH2_CLIENT_ID, docs/mail-servers.md).`;
 }
 
-/**
- * A connection, TLS or login failure (an error, or a stored failure) in words a user acts on; undefined for any
- * other failure. `server` names the mail server (`host:port`); absent, the address in the error, if any.
- */
+/** A connection, TLS or login failure in words a user acts on; `server` (`host:port`) defaults to the error's address. */
 export function describeMailError(error: { code?: string; message?: string }, server?: string): string | undefined {
   const code = error.code ?? '';
   // The server's answer to a message or a template proves the connection worked: its words are not a connection failure's.

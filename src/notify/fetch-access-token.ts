@@ -4,11 +4,8 @@ import { TransportError, type NotifierIo } from './notifier';
 import { oauth2Secrets, type OAuth2Config } from './oauth2-settings';
 import { createSecretMask, systemClock, type Clock } from '../shared';
 
-/** An OAuth2 access token and when it stops being valid (epoch ms, by the injected clock). */
-export interface AccessToken {
-  accessToken: string;
-  expiresAt: number;
-}
+/** An OAuth2 access token and when it expires (epoch ms, by the injected clock). */
+export type AccessToken = { accessToken: string; expiresAt: number };
 
 /** One access token shared by every connection (or request) of a notifier. */
 export type TokenCache = ReturnType<typeof createTokenCache>;
@@ -16,15 +13,12 @@ export type TokenCache = ReturnType<typeof createTokenCache>;
 /** Tokens are renewed this long before they expire, or half-way through a shorter lifetime. */
 const TOKEN_REFRESH_BEFORE_EXPIRY_MS = 5 * 60_000;
 
-/**
- * Caches the token of `fetchToken` and renews it before it expires, so that no connection logs in with a token about
- * to lapse and a pool asks the token endpoint once, not once per connection. A failure is not cached.
- */
+/** Renews the token before it lapses, one request for the whole pool; a failure is not cached. */
 export function createTokenCache(options: { fetchToken: () => Promise<AccessToken>; clock: Clock }) {
   let cached: (AccessToken & { renewAt: number }) | undefined;
   let inFlight: Promise<AccessToken> | undefined;
   return {
-    /** A token valid for a while yet; one request in flight at most. `renew`: fetch anew (the server refused the cached one). */
+    /** `renew`: fetch anew (the server refused the cached one). */
     get({ renew = false } = {}): Promise<AccessToken> {
       if (!renew && cached && options.clock.now() < cached.renewAt) return Promise.resolve(cached);
       inFlight ??= (async () => {
@@ -40,7 +34,6 @@ export function createTokenCache(options: { fetchToken: () => Promise<AccessToke
       })();
       return inFlight;
     },
-    /** Forgets `accessToken` if it is the cached one (a server refused it): the next `get` fetches anew. */
     invalidate(accessToken: string): void {
       if (cached?.accessToken === accessToken) cached = undefined;
     },
@@ -58,10 +51,7 @@ const RESPONSE_MAX_BYTES = 64 * 1024;
 /** When an answer leaves out expires_in, the token is renewed soon rather than trusted for long. */
 const DEFAULT_TOKEN_LIFETIME_SECONDS = 300;
 
-/**
- * The token request for `config`: Microsoft's client credentials (a secret, or a certificate's signed JWT, RFC 7523
- * §2.2), or Google's service-account JWT bearer grant (RFC 7523 §2.1). Rejects with `OAUTH2_REFUSED` or `OAUTH2_UNAVAILABLE`.
- */
+/** Microsoft's client credentials (RFC 7523 §2.2 with a certificate) or Google's JWT bearer grant (§2.1). */
 export function createAccessTokenFetcher(config: OAuth2Config, deps: { clock: Clock; fetch?: typeof fetch }): () => Promise<AccessToken> {
   const host = new URL(config.tokenUrl).host;
   return async () => {
@@ -91,10 +81,7 @@ export function createAccessTokenFetcher(config: OAuth2Config, deps: { clock: Cl
   };
 }
 
-/**
- * The grant's form. Microsoft's certificate credential is a JWT naming the certificate by its SHA-1 and SHA-256
- * thumbprints, as the identity platform requires, used at once; Google's assertion may live an hour, its limit.
- */
+/** Microsoft's certificate JWT names it by SHA-1 and SHA-256 thumbprints (required); Google's may live an hour, its limit. */
 async function buildTokenForm(config: OAuth2Config, nowMs: number): Promise<URLSearchParams> {
   const now = Math.floor(nowMs / 1000);
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy on purpose: only OAuth2 relays sign assertions

@@ -12,10 +12,7 @@ export interface FailureClass extends Pick<FailureFacts, 'configProblem' | 'scop
   retryAfterMs?: number;
 }
 
-/**
- * A failed send or token request whose `code` is one of its transport's `failures`. The code is also kept as
- * `ownCode`: nodemailer replaces `code` with EAUTH when a token request's error reaches it through its provision callback.
- */
+/** A failure with one of its transport's codes; `ownCode` survives nodemailer overwriting `code` with EAUTH. */
 export class TransportError extends Error {
   readonly ownCode: string;
   readonly retryAfterMs?: number;
@@ -30,10 +27,7 @@ export class TransportError extends Error {
   }
 }
 
-/**
- * What a transport's `create` gives: `send` resolves with where the mail went, or rejects with an error whose `code`
- * is one of its descriptor's `failures` (maybe with its `scope` and `retryAfterMs`).
- */
+/** A transport's sender: `send` rejects with an error whose `code` is one of its descriptor's `failures`. */
 export interface Sender {
   send(mail: OutgoingMail): Promise<{ response: string; path?: string }>;
   /** Connects and logs in (SMTP), fetches a token (Graph) or checks the directory is writable (file); `onStep` hears each step. */
@@ -55,10 +49,7 @@ export interface NotifierIo {
   proxy?: ProxySettings;
 }
 
-/**
- * One transport, described once: its settings section, the configuration it takes from them (undefined when they do
- * not select it), its sender, what commands say about it, and the failure codes it sets.
- */
+/** One transport: its settings, its configuration (undefined when not selected), its sender, its words and its failure codes. */
 export interface TransportDescriptor<Name extends string = string, Settings = unknown, Shape extends z.ZodRawShape = z.ZodRawShape> {
   readonly name: Name;
   readonly settings: Shape;

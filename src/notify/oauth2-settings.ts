@@ -8,9 +8,9 @@ export const OAUTH2_TIMEOUT_MS = 10_000;
 
 const oauth2 = buildFailureFacts.bind(undefined, 'OAuth2 (SMTP or Graph)');
 
-/** The codes of a token request: either transport that logs in with OAuth2 sets them (both descriptors list them). */
+/** A token request's codes, listed by both transports that log in with OAuth2. */
 export const OAUTH2_FAILURES: FailureCatalogue = {
-  // Every mail would fail alike until an operator renews the secret (client secrets expire on a date), which can take days.
+  // Held: every mail fails alike until an operator renews the secret, which can take days.
   OAUTH2_REFUSED: oauth2(
     true,
     'server',
@@ -60,13 +60,13 @@ export const OAUTH2_SETTINGS = {
 
 type Env = z.infer<z.ZodObject<typeof OAUTH2_SETTINGS>>;
 
-/** How the relay obtains an OAuth2 access token, Microsoft's or Google's (the grants are createAccessTokenFetcher's). */
+/** How the relay obtains an OAuth2 access token, Microsoft's or Google's. */
 export type OAuth2Config = NonNullable<ReturnType<typeof buildOAuth2Config>>;
 
 /** What uses the token: SMTP's XOAUTH2 (needs the mailbox) or Graph's sendMail. */
 type OAuth2Use = { kind: 'smtp'; user?: string } | { kind: 'graph' };
 
-/** The client secret and the private key (and each line of the key, in case a log line holds one). */
+/** The client secret and the private key, and each line of the key (a log line may hold one). */
 export function oauth2Secrets(oauth2: OAuth2Config | undefined): string[] {
   if (!oauth2) return [];
   const keyLines = (pem: string) => pem.split(/\r?\n/).filter((line) => line.length >= 16 && !line.startsWith('-----'));
@@ -74,10 +74,9 @@ export function oauth2Secrets(oauth2: OAuth2Config | undefined): string[] {
   return [...(oauth2.provider === 'microsoft' && oauth2.clientSecret ? [oauth2.clientSecret] : []), ...key];
 }
 
-/** The OAuth2 settings for `use`, checked at boot: the key, certificate and service-account files are read and parsed now. */
+/** The OAuth2 settings for `use`, checked at boot: its files are read and parsed now. */
 export function buildOAuth2Config(e: Env, use: OAuth2Use, context: Pick<TransportContext, 'readFile' | 'issues' | 'rawEnv'>) {
   const { issues } = context;
-  // Google when a service-account key is given, Microsoft otherwise; both providers' credentials at once is an error.
   const google = e.OAUTH2_SERVICE_ACCOUNT_FILE !== undefined;
   const microsoft = (['OAUTH2_TENANT_ID', 'OAUTH2_CLIENT_ID'] as const).filter((v) => e[v] !== undefined);
   if (google && microsoft.length > 0) {
@@ -93,7 +92,7 @@ export function buildOAuth2Config(e: Env, use: OAuth2Use, context: Pick<Transpor
   }
   const before = issues.length;
   checkEndpointUrl('OAUTH2_TOKEN_URL', e.OAUTH2_TOKEN_URL, issues);
-  const read: ReadFile = (variable, file) => {
+  const read = (variable: string, file: string): string | undefined => {
     try {
       return context.readFile(file);
     } catch (error) {
@@ -105,13 +104,9 @@ export function buildOAuth2Config(e: Env, use: OAuth2Use, context: Pick<Transpor
   return issues.length === before ? config : undefined;
 }
 
-/** A file's text, or undefined with the problem reported as `variable`'s. */
 type ReadFile = (variable: string, file: string) => string | undefined;
 
-/**
- * Microsoft's credential: a client secret, or a certificate and its key in OAUTH2_CERTIFICATE_FILE (the usual PEM
- * bundle); the key may still be in its retired file of its own (a relay that sets it keeps working, warned).
- */
+/** A client secret, or a certificate and its key in one PEM bundle (the key may still be in its retired file, warned). */
 function buildMicrosoftConfig(e: Env, use: OAuth2Use, { issues, rawEnv }: Pick<TransportContext, 'issues' | 'rawEnv'>, read: ReadFile) {
   const required = `is required with ${use.kind === 'smtp' ? "Microsoft's XOAUTH2 login" : 'MAIL_TRANSPORT=graph'}`;
   if (e.OAUTH2_TENANT_ID === undefined)
@@ -164,7 +159,7 @@ function buildMicrosoftConfig(e: Env, use: OAuth2Use, { issues, rawEnv }: Pick<T
   };
 }
 
-/** The first PEM block whose label matches, if `parse` accepts it: alone, so the key (a secret) is kept apart from the certificate. */
+/** The first PEM block whose label matches, if `parse` accepts it: alone, so the key (a secret) stays apart from the certificate. */
 function findPem(text: string, label: RegExp, parse: (pem: string) => unknown): string | undefined {
   for (const [block, name] of text.matchAll(/-----BEGIN ([A-Z0-9 ]+)-----[\s\S]*?-----END \1-----/g)) {
     if (!label.test(name)) continue;
@@ -215,12 +210,10 @@ function buildGoogleConfig(e: Env, use: OAuth2Use, issues: ConfigIssue[], read: 
   return {
     provider: 'google' as const,
     tokenUrl: e.OAUTH2_TOKEN_URL ?? key.data.token_uri ?? 'https://oauth2.googleapis.com/token',
-    // Gmail has no narrower scope for SMTP.
-    scope: 'https://mail.google.com/',
+    scope: 'https://mail.google.com/', // Gmail has no narrower scope for SMTP
     clientId: key.data.client_email,
     privateKeyPem: key.data.private_key,
-    // The service account acts as the mailbox it logs in to.
-    subject: use.user,
+    subject: use.user, // the service account acts as this mailbox
     timeoutMs: OAUTH2_TIMEOUT_MS,
   };
 }

@@ -6,10 +6,7 @@ const ANSWERED = { answered: true };
 /** An operator must act, and the queue waits for the fix however long it takes. */
 const HELD = { held: true };
 
-/**
- * The SMTP transport's failure codes: nodemailer's `err.code` where it has one, so the stored code reads like its
- * documentation. SMTP_4XX's scope depends on the reply, so {@link readSmtpError} decides it.
- */
+/** nodemailer's own codes where it has one; SMTP_4XX's scope depends on the reply ({@link readSmtpError}). */
 export const SMTP_FAILURES: FailureCatalogue = {
   SMTP_4XX: smtp(true, 'message', 'The mail server refused the message for now (temporary 4xx).', ANSWERED),
   SMTP_5XX: smtp(false, 'message', 'The mail server refused the message for good (5xx).', ANSWERED),
@@ -44,10 +41,8 @@ export const SMTP_FAILURES: FailureCatalogue = {
 const LOGIN_CODES: ReadonlySet<string> = new Set(['EAUTH', 'ENOAUTH', 'SMTP_TLS_REQUIRED', ...Object.keys(OAUTH2_FAILURES)]);
 
 /**
- * A nodemailer error as one of the SMTP transport's codes, the server's words masked. A login's code wins: with OAuth2
- * the token request's own (nodemailer reports it as EAUTH) or OAUTH2_REFUSED; with TLS required, a STARTTLS answered
- * with an error is SMTP_TLS_REQUIRED, not ETLS (a failed handshake has no reply). Then a reply's class or an untrusted
- * certificate (ETLS: nodemailer says ESOCKET, only the words tell); other codes stay as they are.
+ * A nodemailer error as an SMTP code, the server's words masked. A login's code wins (with OAuth2 the token's own, or
+ * OAUTH2_REFUSED; a refused STARTTLS is SMTP_TLS_REQUIRED), then the reply's class, then ETLS by the words.
  */
 export function readSmtpError(error: unknown, login: { mask?: SecretMask; oauth2?: boolean; requireTls?: boolean } = {}): unknown {
   if (!error || typeof error !== 'object') return error;
@@ -83,10 +78,7 @@ export function readSmtpError(error: unknown, login: { mask?: SecretMask; oauth2
 
 const UNIT_MS: Readonly<Record<string, number>> = { s: 1_000, m: 60_000, h: 3_600_000 };
 
-/**
- * The wait an SMTP reply states: "try again in 30 seconds", "come back in 00:05:00" (milter-greylist). Most servers
- * say only "try again later" (Gmail, Exchange Online, Postfix): then nothing is guessed.
- */
+/** The wait a reply states ("try again in 30 seconds", "in 00:05:00"); a bare "try again later" guesses nothing. */
 function parseStatedWaitMs(reply: string): number | undefined {
   const text = reply.slice(0, 1000);
   const clock = /\bin\s+(\d{1,2}):([0-5]\d):([0-5]\d)\b/i.exec(text);

@@ -1,4 +1,5 @@
 import net, { isIP } from 'node:net';
+import { promisify } from 'node:util';
 import type nodemailer from 'nodemailer';
 import type SMTPConnection from 'nodemailer/lib/smtp-connection';
 import type SMTPPool from 'nodemailer/lib/smtp-pool';
@@ -47,7 +48,6 @@ const SMTP_SETTINGS = {
   }),
 };
 
-/** What the SMTP transport reads: its section, OAuth2's (for an XOAUTH2 login) and MAIL_TRANSPORT. */
 type SmtpEnv = SectionEnv<typeof SMTP_SETTINGS & typeof OAUTH2_SETTINGS> & { MAIL_TRANSPORT: string };
 
 /** The SMTP pool, when SMTP_URL is set (and MAIL_TRANSPORT is smtp). */
@@ -83,7 +83,6 @@ export const smtpTransport: TransportDescriptor<'smtp', SmtpConfig, typeof SMTP_
 /** Undefined when mails go to .eml files (or Graph); problems are pushed onto `issues`. */
 function configureSmtp(e: SmtpEnv, context: TransportContext) {
   const { broken, issues } = context;
-  // The login is AUTH XOAUTH2 when an app's credentials are given: Microsoft's client ID or Google's service account.
   const xoauth2 = e.OAUTH2_CLIENT_ID !== undefined || e.OAUTH2_SERVICE_ACCOUNT_FILE !== undefined;
   const oauth2InUse = (xoauth2 && e.SMTP_URL !== undefined) || e.MAIL_TRANSPORT === 'graph';
   if (!oauth2InUse && !broken.has('MAIL_TRANSPORT')) {
@@ -115,7 +114,7 @@ function configureSmtp(e: SmtpEnv, context: TransportContext) {
   if (e.SMTP_PASSWORD !== undefined && e.SMTP_USER === undefined && !url?.username && !broken.has('SMTP_USER'))
     issues.push({ variable: 'SMTP_PASSWORD', message: 'is set but SMTP_USER is not' });
   context.requireRecipients('SMTP_URL is set');
-  // Read when the relay starts: said now by its variable if it cannot be read (else serve stops on a bare ENOENT).
+  // Said now by its variable, else serve stops on a bare ENOENT.
   try {
     if (e.SMTP_CA_FILE !== undefined) context.readFile(e.SMTP_CA_FILE);
   } catch (error) {
@@ -125,7 +124,6 @@ function configureSmtp(e: SmtpEnv, context: TransportContext) {
   const user = e.SMTP_USER ?? (url?.username ? decodeURIComponent(url.username) : undefined);
   const password = e.SMTP_PASSWORD ?? (url?.password ? decodeURIComponent(url.password) : undefined);
   if (xoauth2) {
-    // The mailbox is required, a password refused: the login is a token.
     const why = 'with an XOAUTH2 login (OAUTH2_CLIENT_ID or OAUTH2_SERVICE_ACCOUNT_FILE is set)';
     if (password !== undefined)
       issues.push({ variable: 'SMTP_PASSWORD', message: `has no effect ${why}: the login is an access token; remove it` });
@@ -149,10 +147,7 @@ function configureSmtp(e: SmtpEnv, context: TransportContext) {
   };
 }
 
-/**
- * SMTP through a nodemailer pool; certificates are always verified. With OAuth2 nodemailer logs in with AUTH XOAUTH2,
- * taking the token from the relay's cache, so every pooled connection shares one token and one request for it.
- */
+/** A nodemailer pool, certificates always verified; with XOAUTH2 every pooled connection shares the relay's cached token. */
 export function createSmtpSender(config: SmtpConfig, io: NotifierIo): Sender {
   const options = buildSmtpOptions(config, io.readFile);
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy on purpose: `--help` and `check-config` never send
@@ -161,7 +156,7 @@ export function createSmtpSender(config: SmtpConfig, io: NotifierIo): Sender {
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy on purpose: only with an XOAUTH2 login
   const tokens = config.oauth2 && (require('./fetch-access-token') as typeof AccessTokenModule).createOAuth2TokenCache(config.oauth2, io);
   if (tokens) transporter.set('oauth2_provision_cb', provideToken(tokens));
-  // A server may echo the login (535 with the password, AUTH PLAIN's base64): hidden before any reply is kept or logged.
+  // A server may echo the login (535 with the password, AUTH PLAIN's base64): masked before it is kept or logged.
   const mask = createSecretMask(smtpTransport.secrets(config));
   const reading = { mask, oauth2: tokens !== undefined, requireTls: options.requireTLS === true };
   return {
@@ -174,7 +169,7 @@ export function createSmtpSender(config: SmtpConfig, io: NotifierIo): Sender {
         throw readSmtpError(error, reading);
       }
     },
-    // With `onStep` (verify-smtp), step by step with the pool's own SMTPConnection class and settings; nothing is sent.
+    // With `onStep` (verify-smtp): step by step with the pool's own settings; nothing is sent.
     async verify(onStep) {
       const fail = (error: unknown): never => {
         throw readSmtpError(error, reading);
@@ -204,11 +199,9 @@ export function createSmtpSender(config: SmtpConfig, io: NotifierIo): Sender {
         const auth = tokens
           ? { oauth2: new XOAuth2Class({ user, provisionCallback: provideToken(tokens) }) }
           : { credentials: { user, pass: password } };
-        await new Promise<void>((resolve, reject) => {
-          connection.login(auth as SMTPConnection.AuthenticationOAuth2 | SMTPConnection.AuthenticationCredentials, (error) =>
-            error ? reject(error) : resolve(),
-          );
-        });
+        await promisify(connection.login.bind(connection))(
+          auth as SMTPConnection.AuthenticationOAuth2 | SMTPConnection.AuthenticationCredentials,
+        );
         onStep(tokens ? `AUTH XOAUTH2 accepted for ${user}` : `login accepted for ${user}`);
       } catch (error) {
         fail(error);
@@ -216,27 +209,25 @@ export function createSmtpSender(config: SmtpConfig, io: NotifierIo): Sender {
         connection.close();
       }
     },
-    close() {
+    async close() {
       transporter.close();
-      return Promise.resolve();
     },
   };
 }
 
-/** The pool's connection settings, shared with the step-by-step check. */
 function buildSmtpOptions(config: SmtpConfig, readFile: (file: string) => Buffer): Omit<SMTPPool.Options, 'pool'> {
   const url = new URL(config.url);
   const secure = url.protocol === 'smtps:';
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const port = url.port ? Number(url.port) : secure ? 465 : 587;
   return {
-    // TCP_NODELAY: with Nagle's algorithm on (nodemailer's default) the final "\r\n.\r\n" waits for the server's
-    // delayed ACK of the body, up to 40 ms per pooled mail. nodemailer's `getSocket` hook applies all its checks to our socket.
+    // TCP_NODELAY: with Nagle on, the final "\r\n.\r\n" waits up to 40 ms for the server's delayed ACK per pooled mail;
+    // nodemailer applies all its checks to a socket from `getSocket`.
     getSocket: (_options, callback) => callback(null, { connection: net.connect({ host, port, noDelay: true }) }),
     host,
     port,
     secure,
-    // With a login, no STARTTLS means no AUTH and no DATA: nodemailer stops before either (RFC 3207 §4.1 leaves it to the client).
+    // With a login, no STARTTLS means no AUTH and no DATA (RFC 3207 §4.1 leaves it to the client).
     requireTLS: !secure && (config.oauth2 !== undefined || config.user !== undefined) && config.requireTls,
     auth: config.oauth2
       ? { type: 'OAuth2', user: config.user }
@@ -252,13 +243,12 @@ function buildSmtpOptions(config: SmtpConfig, readFile: (file: string) => Buffer
     connectionTimeout: config.connectionTimeoutMs,
     greetingTimeout: config.greetingTimeoutMs,
     socketTimeout: config.socketTimeoutMs,
-    // nodemailer's own logger would print envelopes; the relay logs what matters itself.
-    logger: false,
+    logger: false, // it would print envelopes
     debug: false,
   };
 }
 
-/** nodemailer's token hook, answered from the relay's cache. Expiry 0: the cache, not nodemailer, decides when to renew. */
+/** nodemailer's token hook, from the relay's cache; expiry 0: the cache decides when to renew. */
 function provideToken(tokens: TokenCache) {
   return (_user: string, renew: boolean, callback: (error: Error | null, token: string, expires: number) => void): void => {
     tokens.get({ renew }).then(

@@ -7,10 +7,7 @@ import { graphTransport } from './graph-transport';
 import { smtpTransport } from './smtp-transport';
 import type { ConfiguredTransport, Notifier, NotifierIo, TransportContext, TransportDescriptor } from './notifier';
 
-/**
- * Every transport the relay knows, most specific first: the first whose settings select it is used. The
- * settings schema, MAIL_TRANSPORT's choices, the failure catalogue and their references derive from this list.
- */
+/** Every transport, most specific first (the first selected is used): settings, choices and failure codes derive from it. */
 export const TRANSPORTS = [graphTransport, smtpTransport, fileTransport] as const;
 
 /** MAIL_TRANSPORT, choosing among the transports with a `choice`, then each transport's own section. */
@@ -34,7 +31,7 @@ export function buildFailureCatalogue(transports: readonly TransportDescriptor[]
   return Object.assign({}, ...[...transports].reverse().map((t) => t.failures), RELAY_FAILURES) as FailureCatalogue;
 }
 
-/** The catalogue with the relay's own transports, as the docs show it (a relay builds its own from the transports it is given). */
+/** The catalogue of the relay's own transports, as the docs show it. */
 export const FAILURE_CATALOGUE: FailureCatalogue = buildFailureCatalogue();
 
 /** The transport in force with the relay's own transports: a union narrowed by `name`. */
@@ -83,10 +80,7 @@ export function createNotifier(
   };
 }
 
-/**
- * A fetch through the proxy the environment names for each URL (see chooseProxy), with undici's ProxyAgent (a
- * CONNECT tunnel); other requests use the global fetch. Undefined when no proxy is set.
- */
+/** A fetch through the proxy chooseProxy names for each URL (undici's CONNECT tunnel); undefined when no proxy is set. */
 function createProxyFetch(proxy: ProxySettings | undefined): typeof fetch | undefined {
   if (!proxy?.httpProxy && !proxy?.httpsProxy) return undefined;
   const agents = new Map<string, Undici.ProxyAgent>();

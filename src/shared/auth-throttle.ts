@@ -9,10 +9,7 @@ const MAX_ADDRESSES = 10_000;
 
 export type AuthThrottle = ReturnType<typeof createAuthThrottle>;
 
-/**
- * Slows down wrong admin tokens per client address (login form and admin API share one count) without ever refusing
- * the right one: a lock-out would let anyone behind the same proxy lock the admin out.
- */
+/** Slows wrong admin tokens per address, never refusing the right one: a lock-out would let anyone lock the admin out. */
 export function createAuthThrottle() {
   const failures = new Map<string, { count: number; lastAt: number }>();
   return {

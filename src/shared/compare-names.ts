@@ -1,7 +1,4 @@
-/**
- * The order of names in mails, digests and pages: by their characters, letters' case aside, then as written. The same
- * on every server whatever its LANG (a locale's collation is not), without ICU's collation data in memory.
- */
+/** Case-insensitive, then as written: the same whatever the server's LANG (a locale's collation is not). */
 export function compareNames(a: string, b: string): number {
   const x = a.toLowerCase();
   const y = b.toLowerCase();

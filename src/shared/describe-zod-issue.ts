@@ -1,19 +1,4 @@
-/** The parts of a zod issue its words are built from (zod's own `message` is English for developers). */
-export interface ZodIssueFacts {
-  /** Absent: an issue the caller made itself, whose message is kept. */
-  code?: string;
-  message: string;
-  expected?: string;
-  received?: string;
-  origin?: string;
-  maximum?: unknown;
-  minimum?: unknown;
-  inclusive?: boolean;
-  values?: readonly unknown[];
-  format?: string;
-  keys?: readonly string[];
-  pattern?: string;
-}
+import type { z } from 'zod';
 
 /** zod's own sentences start like this; a schema's own message (`'must be a path starting with /'`) does not. */
 const ZOD_DEFAULT_MESSAGE = /^(Invalid|Too (big|small)|Unrecognized|Expected)/;
@@ -27,16 +12,13 @@ const TYPE_WORDS: Record<string, string> = {
   boolean: 'true or false',
 };
 
-/**
- * A schema issue in the words of the person who wrote the value ("must be a whole number", never zod's "expected
- * number, received NaN"); a message the schema wrote itself is kept. The caller puts the name in front.
- */
-export function describeZodIssue(issue: ZodIssueFacts): string {
+/** An issue in the words of who wrote the value ("must be a whole number"); a schema's own message is kept. */
+export function describeZodIssue(issue: z.core.$ZodIssue | { code?: undefined; message: string }): string {
   if (!ZOD_DEFAULT_MESSAGE.test(issue.message)) return issue.message;
   switch (issue.code) {
     case 'invalid_type':
-      if (issue.received === 'undefined' || /received undefined|nonoptional/.test(issue.message)) return 'is required';
-      return `must be ${TYPE_WORDS[issue.expected ?? ''] ?? issue.expected ?? 'another kind of value'}`;
+      if (/received undefined|nonoptional/.test(issue.message)) return 'is required';
+      return `must be ${TYPE_WORDS[issue.expected] ?? issue.expected}`;
     case 'too_big':
     case 'too_small': {
       const big = issue.code === 'too_big';
@@ -47,18 +29,19 @@ export function describeZodIssue(issue: ZodIssueFacts): string {
       return `must be ${relation} ${limit}`;
     }
     case 'invalid_value':
-      if (issue.expected === 'stringbool') {
-        const others = (issue.values ?? []).filter((v) => v !== 'true' && v !== 'false');
+      // zod's stringbool says so in a field its type leaves out.
+      if ((issue as { expected?: string }).expected === 'stringbool') {
+        const others = issue.values.filter((v) => v !== 'true' && v !== 'false');
         return `must be true or false${others.length > 0 ? ` (or ${others.join(', ')})` : ''}`;
       }
-      return `must be one of ${(issue.values ?? []).map(String).join(', ')}`;
+      return `must be one of ${issue.values.map(String).join(', ')}`;
     case 'invalid_format':
       if (issue.format === 'email') return 'must be an e-mail address (name@example.com)';
       if (issue.format === 'url') return 'must be a URL (https://host/path)';
       if (issue.format === 'regex' && issue.pattern) return `must match ${issue.pattern}`;
-      return `must be a valid ${issue.format ?? 'value'}`;
+      return `must be a valid ${issue.format}`;
     case 'unrecognized_keys':
-      return `unknown key${(issue.keys ?? []).length === 1 ? '' : 's'} ${(issue.keys ?? []).join(', ')} (check the spelling)`;
+      return `unknown key${issue.keys.length === 1 ? '' : 's'} ${issue.keys.join(', ')} (check the spelling)`;
     case 'invalid_union':
       return 'has a value of none of the allowed forms';
     default:

@@ -24,10 +24,7 @@ export const ERROR_CATALOGUE = {
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;
 
 /** One problem found in a request, with where it is (a JSON path or a header name). */
-export interface ErrorIssue {
-  path: string;
-  message: string;
-}
+export type ErrorIssue = { path: string; message: string };
 
 /** An error with a stable code from {@link ERROR_CATALOGUE}; safe to show to a client. */
 export class RelayError extends Error {

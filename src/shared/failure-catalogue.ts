@@ -2,10 +2,7 @@
 export interface FailureFacts {
   /** A later attempt can succeed (principle 3). */
   retryable: boolean;
-  /**
-   * An operator must act (credentials, TLS, a template); the same mail passes once they have, so no delivery is given
-   * up for it (with scope `server` the whole queue waits).
-   */
+  /** An operator must act (credentials, TLS, a template): no delivery is given up for it. */
   configProblem: boolean;
   /** `server`: every delivery would fail alike (the worker pauses the whole queue); `message`: this one only. */
   scope: 'server' | 'message';
@@ -21,7 +18,7 @@ const relay = buildFailureFacts.bind(undefined, 'any');
 /** The mail server was never asked (the template or the stored delivery was at fault). */
 const NOT_SENT = { answered: true };
 
-/** The relay's own failure codes; notify's FAILURE_CATALOGUE joins them with the transports' into the one closed catalogue. */
+/** The relay's own failure codes; notify's FAILURE_CATALOGUE adds the transports'. */
 export const RELAY_FAILURES = {
   // The same report renders once the template is fixed: tried again, never given up.
   TEMPLATE: relay(true, 'message', 'A mail template failed to render (a configuration problem).', { answered: true, held: true }),
@@ -34,10 +31,7 @@ export const RELAY_FAILURES = {
   UNKNOWN: relay(true, 'message', 'The send failed for a reason the relay does not know.'),
 } as const satisfies Record<string, FailureFacts>;
 
-/**
- * The facts of a failure `transport` sets: `answered`, the mail server answered about this message (or was never
- * asked); `held`, only an operator's fix helps, so no delivery is given up for it.
- */
+/** `answered`: the server answered about this message (or was never asked); `held`: only an operator's fix helps. */
 export function buildFailureFacts(
   transport: string,
   retryable: boolean,
@@ -48,7 +42,7 @@ export function buildFailureFacts(
   return { retryable, configProblem: flags.held === true, scope, transport, serverReachable: flags.answered === true, words };
 }
 
-/** Every code the relay may store, with its facts: the relay's own and its transports' (notify's FAILURE_CATALOGUE). */
+/** Every code the relay may store, with its facts. */
 export type FailureCatalogue = Readonly<Record<string, FailureFacts>>;
 
 /** The facts of `code` in `catalogue` (an unknown code reads as `UNKNOWN`). */
@@ -68,14 +62,11 @@ export function describeFailureOutcome(facts: FailureFacts): string {
   return facts.retryable ? 'It is tried again.' : 'It is not tried again.';
 }
 
-/**
- * Node's and OpenSSL's words for a server certificate the relay does not trust (unknown CA, self-signed, expired, another
- * host's name): nodemailer reports all of them as `ESOCKET`, with only these words to tell them from a network fault.
- */
+/** Node's and OpenSSL's words for an untrusted certificate: nodemailer reports it as `ESOCKET`, like a network fault. */
 const CERTIFICATE_NOT_TRUSTED =
   /certificate|self[- ]signed|unable to verify|unable to get (local )?issuer|altnames|CERT_|DEPTH_ZERO|UNABLE_TO_VERIFY|ERR_TLS_CERT/i;
 
-/** True when an error's message says the server's certificate is not trusted (a configuration problem: `ETLS`). */
+/** Whether an error's words say the server's certificate is untrusted (`ETLS`). */
 export function isCertificateFailure(message: string): boolean {
   return CERTIFICATE_NOT_TRUSTED.test(message);
 }

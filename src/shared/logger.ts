@@ -2,11 +2,9 @@ import type pino from 'pino';
 import type { Logger } from 'pino';
 import { createSecretMask, SECRET_MARK } from './mask-secrets';
 
-/** pino, loaded by the first logger: `--help` and `check-config` log nothing and do not load it. */
-function loadPino(): typeof pino {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy on purpose: only commands that log load it
-  return require('pino') as typeof pino;
-}
+/** Loaded by the first logger: `--help` and `check-config` log nothing and do not load pino. */
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy on purpose: only commands that log load it
+const loadPino = () => require('pino') as typeof pino;
 
 export type { Logger };
 
@@ -19,7 +17,7 @@ export interface LoggerOptions {
   destination?: pino.DestinationStream;
 }
 
-/** Keys that hold secrets in a logged object, at its top and one level down, and in a request's headers. */
+/** Keys that hold secrets, at the top and one level down, and in a request's headers. */
 const REDACT_PATHS = [
   ...['secret', 'password', 'pass', 'token', 'authorization'].flatMap((key) => [key, `*.${key}`]),
   '*.auth.pass',
@@ -30,10 +28,7 @@ const REDACT_PATHS = [
   'req.headers.cookie',
 ];
 
-/**
- * The process logger: JSON (pino), or pretty for a terminal. Secrets are masked by key and by value, in each form, so
- * one that reaches a message string (an SMTP URL in an error, say) is still never written.
- */
+/** JSON (pino), or pretty for a terminal; secrets masked by key and by value, so one inside a message is never written. */
 export function createLogger(options: LoggerOptions): Logger {
   const pino = loadPino();
   const secrets = options.secrets ?? [];

@@ -1,10 +1,7 @@
 /** What a secret becomes. */
 export const SECRET_MARK = '[REDACTED]';
 
-/**
- * Shorter values are not masked: they would hide ordinary words (no real secret is that short). From
- * 5 bytes on, a secret has a base64 form at each of its three alignments.
- */
+/** Shorter values would hide ordinary words (no real secret is that short). */
 const MIN_SECRET_CHARS = 4;
 const BASE64_CHAR = /[A-Za-z0-9+/=_-]/;
 /** Masking can join text into a secret again ("[REDACTED]" next to its tail); it is repeated until nothing changes. */
@@ -14,20 +11,25 @@ const MAX_PASSES = 4;
 export type SecretMask = (text: string) => string;
 
 /**
- * The one mask for every text that may hold these secrets (a server's answer, a log line). A server echoes a secret
- * in the form it was sent, so each form is masked: plain, URL-encoded, JSON-escaped, and base64 or base64url (AUTH
- * PLAIN's `\0user\0password`, HTTP Basic) wherever it sits in the encoded bytes, the whole base64 word then.
+ * A server echoes a secret in the form it was sent, so each form is masked: plain, URL-encoded, JSON-escaped, and
+ * base64(url) at any alignment (AUTH PLAIN, HTTP Basic), the whole base64 word then.
  */
 export function createSecretMask(secrets: readonly (string | undefined)[]): SecretMask {
   const values = [...new Set(secrets.filter((s): s is string => typeof s === 'string' && s.length >= MIN_SECRET_CHARS))];
   if (values.length === 0) return (text) => text;
   const literals = new Set<string>();
   const cores = new Set<string>();
+  const lowerHex = (s: string) => s.replace(/%[0-9A-F]{2}/g, (h) => h.toLowerCase());
   for (const value of values) {
-    for (const form of textForms(value)) literals.add(form);
-    for (const core of base64Cores(value)) {
-      cores.add(core);
-      cores.add(core.replace(/\+/g, '-').replace(/\//g, '_'));
+    // As text may carry it: itself, URL-encoded (both hex cases, form encoding), JSON-escaped.
+    const uri = encodeURIComponent(value);
+    const form = new URLSearchParams({ v: value }).toString().slice(2);
+    for (const text of [value, uri, lowerHex(uri), form, lowerHex(form), JSON.stringify(value).slice(1, -1)]) literals.add(text);
+    // Its bytes from byte k (0–2) in whole 3-byte groups: any base64 holding the secret contains one of these.
+    const bytes = Buffer.from(value, 'utf8');
+    for (let k = 0; k < 3; k += 1) {
+      const whole = bytes.subarray(k, k + Math.floor((bytes.length - k) / 3) * 3);
+      if (whole.length >= 3) for (const encoding of ['base64', 'base64url'] as const) cores.add(whole.toString(encoding));
     }
   }
   // Longest first, so a secret that contains another is masked whole. Literals only: no backtracking.
@@ -59,28 +61,4 @@ export function createSecretMask(secrets: readonly (string | undefined)[]): Secr
     }
     return out;
   };
-}
-
-/** The secret as text may carry it: itself, URL-encoded (both hex cases, form encoding), JSON-escaped. */
-function textForms(value: string): string[] {
-  const uri = encodeURIComponent(value);
-  const form = new URLSearchParams({ v: value }).toString().slice(2);
-  const json = JSON.stringify(value).slice(1, -1);
-  const lowerHex = (s: string) => s.replace(/%[0-9A-F]{2}/g, (h) => h.toLowerCase());
-  return [value, uri, lowerHex(uri), form, lowerHex(form), json];
-}
-
-/**
- * The base64 of the secret's bytes at each of the three alignments it can have inside a longer
- * encoded value (`\0user\0password`): from byte k, whole 3-byte groups only. Any base64 text of bytes
- * holding the secret contains one of these.
- */
-function base64Cores(value: string): string[] {
-  const bytes = Buffer.from(value, 'utf8');
-  const cores: string[] = [];
-  for (let k = 0; k < 3; k += 1) {
-    const whole = Math.floor((bytes.length - k) / 3) * 3;
-    if (whole >= 3) cores.push(bytes.subarray(k, k + whole).toString('base64'));
-  }
-  return cores;
 }

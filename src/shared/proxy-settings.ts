@@ -38,22 +38,16 @@ function parseProxyUrl(value: string): URL | undefined {
 }
 
 /**
- * The proxy a request to `url` goes through (a URL, credentials included), or undefined to go directly.
- * NO_PROXY as curl reads it: `*` alone matches every host; an entry matches that host and every name
- * under it (`example.com` and `.example.com` both match `netbox.example.com`); `host:port` only that port.
- * (proxy-from-env and undici match a bare name exactly, and read only process.env.)
+ * The proxy for `url` (credentials included), or undefined to go directly. NO_PROXY as curl reads it (proxy-from-env
+ * and undici differ): `*` matches all; `example.com` and `.example.com` match it and names under it; `host:port` that port.
  */
 export function chooseProxy(url: string | URL, proxy: ProxySettings): string | undefined {
   const target = typeof url === 'string' ? new URL(url) : url;
   const chosen = target.protocol === 'https:' ? proxy.httpsProxy : target.protocol === 'http:' ? proxy.httpProxy : undefined;
-  if (chosen === undefined || isExempt(target, proxy.noProxy ?? '')) return undefined;
-  return parseProxyUrl(chosen)?.href;
-}
-
-function isExempt(target: URL, noProxy: string): boolean {
+  if (chosen === undefined) return undefined;
   const host = target.hostname.replace(/^\[|\]$/g, '').toLowerCase();
   const port = target.port || (target.protocol === 'https:' ? '443' : '80');
-  return noProxy
+  const exempt = (proxy.noProxy ?? '')
     .split(/[\s,]+/)
     .filter((entry) => entry !== '')
     .some((entry) => {
@@ -64,6 +58,7 @@ function isExempt(target: URL, noProxy: string): boolean {
       // An address matches only itself (10.0.0.1 is not "under" 0.0.1).
       return host === domain || (isIP(host) === 0 && host.endsWith(`.${domain}`));
     });
+  return exempt ? undefined : parseProxyUrl(chosen)?.href;
 }
 
 /** Where a proxy is: its URL without credentials, fit for a log line or check-config's output. */

@@ -33,7 +33,4 @@ export function setting<T extends z.ZodType>(schema: T, meta: SettingMeta): T {
 }
 
 /** One problem with the configuration, named by its variable. */
-export interface ConfigIssue {
-  variable: string;
-  message: string;
-}
+export type ConfigIssue = { variable: string; message: string };
