@@ -18,3 +18,9 @@ export async function startHttpListener(handler: http.RequestListener): Promise<
     },
   };
 }
+
+/**
+ * A loopback port that refuses every connection: port 1 is privileged, so no test's listener can take it, as one
+ * could take a port bound and closed again.
+ */
+export const REFUSED_PORT = 1;

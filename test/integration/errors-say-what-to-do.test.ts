@@ -5,6 +5,7 @@ import { runCliCaptured } from '../helpers/run-cli';
 import { makeTempDir, startTestRelay, waitUntil, type TestRelay } from '../helpers/relay-harness';
 import { startSmtpPeer, type SmtpPeer } from '../helpers/smtp-peer';
 import { createTestCertificates, type TestCertificates } from '../helpers/test-certificates';
+import { REFUSED_PORT } from '../helpers/http-listener';
 
 /**
  * docs/errors.md's tables, one test per row: each error is caused for real
@@ -38,15 +39,6 @@ describe('every error a user can cause says what happened and what to do', () =>
     return (server.address() as net.AddressInfo).port;
   }
 
-  /** A port nothing listens on: bound, read, and closed again. */
-  async function closedPort(): Promise<number> {
-    const server = net.createServer();
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-    const { port } = server.address() as net.AddressInfo;
-    await new Promise((r) => server.close(r));
-    return port;
-  }
-
   async function peer(options: Parameters<typeof startSmtpPeer>[0]): Promise<SmtpPeer> {
     const p = await startSmtpPeer(options);
     peers.push(p);
@@ -55,7 +47,7 @@ describe('every error a user can cause says what happened and what to do', () =>
 
   describe('the mail server (verify-smtp)', () => {
     it('connection refused: names the address and SMTP_URL', async () => {
-      const port = await closedPort();
+      const port = REFUSED_PORT;
       const r = await verifySmtp({ SMTP_URL: `smtp://127.0.0.1:${port}` });
       expect(r.code).toBe(69);
       expect(r.stderr).toContain(`Nothing accepts connections at 127.0.0.1:${port} (connection refused)`);
@@ -136,7 +128,7 @@ describe('every error a user can cause says what happened and what to do', () =>
     });
 
     it('send-test says the same as verify-smtp', async () => {
-      const port = await closedPort();
+      const port = REFUSED_PORT;
       const r = await runCliCaptured(['send-test'], { ...base(), SMTP_URL: `smtp://127.0.0.1:${port}` });
       expect(r.code).toBe(69);
       expect(r.stderr).toContain('the test mail was not sent (ESOCKET): Nothing accepts connections at');
@@ -151,7 +143,7 @@ describe('every error a user can cause says what happened and what to do', () =>
     });
 
     it('a refused connection reads the same on the dashboard, in /readyz and in the log', async () => {
-      const port = await closedPort();
+      const port = REFUSED_PORT;
       const ADMIN_TOKEN = 'an-admin-token-of-some-length';
       relay = await startTestRelay({
         ...base(),

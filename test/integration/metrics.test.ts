@@ -3,6 +3,7 @@ import { buildBody, buildReportData, netboxSignature } from '../helpers/netbox-j
 import { sampleValue, scrape } from '../helpers/prometheus';
 import { postWebhook, quickNetbox, quickRetries, startTestRelay, waitUntil, type TestRelay } from '../helpers/relay-harness';
 import { startSmtpPeer, type SmtpPeer } from '../helpers/smtp-peer';
+import { REFUSED_PORT } from '../helpers/http-listener';
 
 const secret = 'metrics-test-webhook-secret';
 
@@ -144,13 +145,9 @@ describe('NetBox fetch errors', () => {
   afterEach(() => relay.stop());
 
   it('count in /metrics when enrichment cannot reach NetBox, and the log line names the delivery', async () => {
-    // A port where nothing listens: every NetBox request is refused.
-    const probe = net.createServer();
-    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', () => resolve()));
-    const port = (probe.address() as net.AddressInfo).port;
-    await new Promise((resolve) => probe.close(resolve));
+    // Every NetBox request is refused.
     relay = await startTestRelay(
-      { NETBOX_URL: `http://127.0.0.1:${port}`, NETBOX_TOKEN: '0123456789abcdef0123456789abcdef01234567' },
+      { NETBOX_URL: `http://127.0.0.1:${REFUSED_PORT}`, NETBOX_TOKEN: '0123456789abcdef0123456789abcdef01234567' },
       { tune: quickNetbox(2000) },
     );
     expect(sampleValue(await scrape(relay.url), 'compliance_relay_netbox_fetch_errors_total', { reason: 'UNREACHABLE' })).toBeUndefined();

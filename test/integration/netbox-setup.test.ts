@@ -1,10 +1,10 @@
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { EXIT_CONFIG, EXIT_UNAVAILABLE, runCli } from '../../src/cli';
 import { captureIo } from '../helpers/cli-io';
 import { startNetboxDouble, type DoubleVersion, type NetboxDouble } from '../helpers/netbox-double';
 import { makeTempDir } from '../helpers/relay-harness';
+import { REFUSED_PORT } from '../helpers/http-listener';
 
 const TOKEN = '0123456789abcdef0123456789abcdef01234567';
 const PAYLOAD_URL = 'https://relay.example.com/webhook';
@@ -182,11 +182,8 @@ describe('compliance-relay netbox-setup', () => {
     expect(refused.code).toBe(EXIT_CONFIG);
     expect(refused.err).toContain('POST /api/extras/webhooks/: NetBox answered 403: You do not have permission to perform this action.');
     expect(refused.err).toContain('NETBOX_TOKEN must be valid and allowed to write');
-    // A port where nothing listens (never connected to before, so no kept-alive socket is reused).
-    const probe = net.createServer();
-    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', () => resolve()));
-    const url = `http://127.0.0.1:${(probe.address() as net.AddressInfo).port}`;
-    await new Promise((resolve) => probe.close(resolve));
+    // Never connected to before, so no kept-alive socket is reused.
+    const url = `http://127.0.0.1:${REFUSED_PORT}`;
     const io = captureIo({ NETBOX_URL: url, NETBOX_TOKEN: TOKEN, DATA_DIR: path.join(dir, 'data') }, dir);
     const code = await runCli(
       ['node', 'compliance-relay', 'netbox-setup', '--payload-url', PAYLOAD_URL, '--secret-file', path.join(dir, 's2')],

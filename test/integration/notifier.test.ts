@@ -1,5 +1,4 @@
 import fs from 'node:fs';
-import net, { type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { buildOutgoingMail, type OutgoingMail } from '../../src/mail';
 import { createNotifier, type Notifier, type NotifierIo, type SmtpConfig } from '../../src/notify';
@@ -9,6 +8,7 @@ const createFileNotifier = (outboxDir: string) => createNotifier({ name: 'file',
 import { makeTempDir } from '../helpers/relay-harness';
 import { startSmtpPeer, type SmtpPeer } from '../helpers/smtp-peer';
 import { createTestCertificates } from '../helpers/test-certificates';
+import { REFUSED_PORT } from '../helpers/http-listener';
 
 /** A small finished mail, as compose hands it to the notifier. */
 function buildMail(): Promise<OutgoingMail> {
@@ -52,15 +52,6 @@ async function sendOnce(notifier: Notifier, mail: OutgoingMail): ReturnType<Noti
   }
 }
 
-/** A port nothing listens on: bound, then closed again. */
-async function findClosedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 describe('the SMTP notifier answers sent, retry or failed, and never rejects', () => {
   let peer: SmtpPeer | undefined;
   let mail: OutgoingMail;
@@ -97,7 +88,7 @@ describe('the SMTP notifier answers sent, retry or failed, and never rejects', (
   });
 
   it('connection refused: retry, the whole server', async () => {
-    const url = `smtp://127.0.0.1:${await findClosedPort()}`;
+    const url = `smtp://127.0.0.1:${REFUSED_PORT}`;
     const result = await sendOnce(createSmtpNotifier(smtpConfig(url), { readFile: fs.readFileSync }), mail);
     expect(result).toMatchObject({ failure: { kind: 'transient', scope: 'server', configProblem: false } });
     expect('failure' in result && result.failure.message).toContain('ECONNREFUSED');
