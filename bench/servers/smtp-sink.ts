@@ -44,6 +44,10 @@ const server = new SMTPServer({
   },
 });
 
+// A client that drops its connection (a relay stopped at the end of a run) is no failure of the sink's: without a
+// listener, smtp-server's 'error' would end this process.
+server.on('error', () => undefined);
+
 server.listen(Number(process.env.SINK_PORT ?? 0), '127.0.0.1', () => {
   const port = (server as unknown as { server: { address(): { port: number } } }).server.address().port;
   process.send!({ type: 'ready', port });
