@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { buildDeliveriesJson, buildSentMailsJson, sendKeptMail } from './build-delivery-json';
 import { createAdminGuard } from './admin-guard';
 import type { AppDeps } from './app-deps';
-import { id, optional, parseListFilters, parseQuery } from './parse-list-filters';
+import { optional, parseListFilters, parseQuery, wholeNumber } from './parse-list-filters';
 import { createSecretMask, RelayError } from '../shared';
 import { buildWaiverJson, WAIVER_NAME_MAX, WAIVER_STATUSES } from '../waivers';
 
@@ -100,7 +100,7 @@ export function createAdminRouter(options: AppDeps): Router {
   return router;
 }
 
-const DeliveryIdSchema = z.object({ id: id('a delivery id') });
+const DeliveryIdSchema = z.object({ id: wholeNumber('a delivery id') });
 
 const routeError = 'must be one route name (at most 200 characters)';
 const RouteSchema = z.object({ route: z.string({ error: routeError }).max(200, routeError) });
@@ -114,5 +114,5 @@ const WaiverQuerySchema = z.object({
   test: name,
   device: name,
   status: optional(z.enum(WAIVER_STATUSES, { error: `must be one of ${WAIVER_STATUSES.join(', ')}` })),
-  limit: optional(id('a number of waivers', 1000)),
+  limit: optional(wholeNumber('a number of waivers', 1000)),
 });

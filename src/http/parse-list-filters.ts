@@ -22,7 +22,7 @@ const text = (what: string) =>
     .min(1, `must not be blank`)
     .max(MAX_TEXT_LENGTH, `must be at most ${MAX_TEXT_LENGTH} characters (${what})`);
 
-export const id = (what: string, max = Number.MAX_SAFE_INTEGER) =>
+export const wholeNumber = (what: string, max = Number.MAX_SAFE_INTEGER) =>
   z
     .string({ error: 'must be given once' })
     .regex(/^\d{1,16}$/, `must be ${what}: a whole number from 1`)
@@ -43,13 +43,13 @@ const ListQuerySchema = z
     state: optional(z.enum(DELIVERY_STATES, { error: `must be one of ${DELIVERY_STATES.join(', ')}` })),
     source: optional(text('a NetBox source name from SOURCES_FILE')),
     route: optional(text('a route name from ROUTES_FILE')),
-    report: optional(id('a NetBox report id')),
+    report: optional(wholeNumber('a NetBox report id')),
     from: optional(day),
     to: optional(day),
     q: optional(text('part of a device or test name')),
-    before: optional(id('a delivery id')),
-    after: optional(id('a delivery id')),
-    limit: optional(id('a number of deliveries', ADMIN_MAX_LIMIT)),
+    before: optional(wholeNumber('a delivery id')),
+    after: optional(wholeNumber('a delivery id')),
+    limit: optional(wholeNumber('a number of deliveries', ADMIN_MAX_LIMIT)),
   })
   .refine((q) => q.from === undefined || q.to === undefined || q.from <= q.to, { path: ['to'], message: 'must not be before from' })
   .refine((q) => q.before === undefined || q.after === undefined, { path: ['after'], message: 'cannot be combined with before' });
