@@ -53,10 +53,10 @@ export function createReportInsights(options: ReportInsightsOptions) {
   return async (delivery: ReportDelivery, log?: Logger) => {
     // One budget for every request to NetBox this mail makes: the failing results, then the changed pairs.
     const deadline = (options.clock ?? systemClock).now() + options.budgetMs;
-    // The failing results kept with the report (preview) when each has its ids, else NetBox's.
-    const stored = (await options.stored?.(delivery))?.failing;
-    const enrichment = stored?.every(hasIds)
-      ? summarize(stored)
+    // The report as kept when its mail was composed (preview): its failing results when each has its ids, else NetBox's.
+    const storedReport = await options.stored?.(delivery);
+    const enrichment = storedReport?.failing?.every(hasIds)
+      ? summarize(storedReport.failing)
       : await enrichReport(delivery, { client: options.client, budgetMs: options.budgetMs, deadline });
     if (enrichment.status === 'missing' && enrichment.code !== 'NO_NETBOX_URL' && enrichment.code !== 'NO_TOKEN') {
       log?.warn(
@@ -66,7 +66,7 @@ export function createReportInsights(options: ReportInsightsOptions) {
       options.onNetboxError?.(enrichment.code);
     }
     const failing = enrichment.status === 'ok' ? enrichment.summary.results : null;
-    const recorded = options.history ? await recordTrend(options, delivery, failing, deadline) : null;
+    const recorded = options.history ? await recordTrend(options, delivery, failing, deadline, storedReport?.states) : null;
     const states = recorded?.recorded.options.states;
     if (states?.unknownReason)
       log?.warn({ reason: states.unknownReason }, 'the mail cannot tell fixed from not evaluated: NetBox could not say which pairs passed');
@@ -88,7 +88,13 @@ export function createReportInsights(options: ReportInsightsOptions) {
 }
 
 /** Records the report in its series and compares it; the waivers are applied here, once, so every route decision sees them left out. */
-async function recordTrend(options: ReportInsightsOptions, delivery: ReportDelivery, failing: FailingPair[] | null, deadline: number) {
+async function recordTrend(
+  options: ReportInsightsOptions,
+  delivery: ReportDelivery,
+  failing: FailingPair[] | null,
+  deadline: number,
+  storedStates: ReportSnapshot['states'] | undefined,
+) {
   const series = buildSourceSeriesKey({ source: delivery.source, netboxUrl: options.netboxUrl, reportUrl: delivery.report.url });
   const snapshot = buildReportSnapshot(delivery, series, failing);
   const now = (options.clock ?? systemClock).now();
@@ -102,7 +108,7 @@ async function recordTrend(options: ReportInsightsOptions, delivery: ReportDeliv
           resultsUrl: delivery.report.results_url,
           current: failing,
           previous,
-          stored: async () => (await options.stored?.(delivery))?.states,
+          stored: async () => storedStates,
           budget: { deadline },
           budgetMs: options.budgetMs,
         })
