@@ -34,8 +34,12 @@ export class PgStore extends SqlStore {
   /** Migrations run once, before the first statement; a failure (database down) is retried on the next call. */
   private ready: Promise<MigrationReport> | undefined;
 
-  constructor(private readonly options: PgStoreOptions) {
+  /** Only this of the options is kept: the connection string (a password) stays with the pool. */
+  private readonly onIdleError: PgStoreOptions['onIdleError'];
+
+  constructor(options: PgStoreOptions) {
     super();
+    this.onIdleError = options.onIdleError;
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy: a relay on SQLite, `--help` and `check-config` never load it
     const driver = require('pg') as typeof pg;
     this.pool = new driver.Pool({
@@ -57,7 +61,7 @@ export class PgStore extends SqlStore {
       },
     });
     // Unhandled, an idle connection broken by a PostgreSQL restart would end the process; the pool replaces it.
-    this.pool.on('error', (error) => options.onIdleError?.(error));
+    this.pool.on('error', (error) => this.onIdleError?.(error));
   }
 
   /** One transaction under `pg_advisory_xact_lock`: a replica starting at the same moment waits, then finds them applied. */
@@ -108,7 +112,7 @@ export class PgStore extends SqlStore {
     let broken = false;
     const onError = (error: Error) => {
       broken = true;
-      this.options.onIdleError?.(error);
+      this.onIdleError?.(error);
     };
     const [client, release] = await new Promise<[pg.PoolClient, (destroy: boolean) => void]>((resolve, reject) => {
       this.pool.connect((error, connected, done) => {
