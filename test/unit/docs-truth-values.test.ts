@@ -311,7 +311,7 @@ describe('a fixed limit a page states is the value the code holds', () => {
 
   // "`limit` 1–500 (default 100)": the admin API's bounds, as its route parses the parameter.
   const pageSizes = findIn(/`limit` 1–(\d+) \(default (\d+)\)/g, ['docs/admin-api.md']);
-  const largest = /limit: optional\(id\('a number of deliveries', ([A-Z_]+)\)\)/.exec(read('src/http/parse-list-filters.ts'));
+  const largest = /limit: optional\(wholeNumber\('a number of deliveries', ([A-Z_]+)\)\)/.exec(read('src/http/parse-list-filters.ts'));
   const fallback = /filters\.options\.limit \?\? (\d+)/.exec(read('src/http/admin-route.ts'));
 
   it.each(at(pageSizes))("%s: the admin API's page size", (where, { match }) => {
