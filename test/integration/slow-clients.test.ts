@@ -121,7 +121,9 @@ describe('slow clients are cut and do not pin the relay', () => {
     await waitUntil(() => lines().some((l) => l.reqId === 'slow-body-1') || undefined, 10_000, 'the request line');
     // A moment for any second line about the same request to arrive.
     await fetch(`${child.url}/healthz`);
-    const about = lines().filter((l) => l.reqId === 'slow-body-1' || (l.path === '/webhook' && l.level >= 40));
+    // Its own lines, and any /webhook warning that lost the request id; the first test's dribblers, cut at the same 30 s,
+    // may still be logging theirs under their own ids.
+    const about = lines().filter((l) => l.reqId === 'slow-body-1' || (l.path === '/webhook' && l.level >= 40 && l.reqId === undefined));
     expect(about).toEqual([
       expect.objectContaining({
         level: 40,
