@@ -1,14 +1,13 @@
 import { COUNT_FIELDS, readCounts, writeCounts, type CountField } from '../report';
 import { DEFAULT_SOURCE_NAME, type ReportFields } from '../webhook';
 import {
-  buildValuesRows,
+  buildValuesTable,
   defineFilteredStatement,
   defineRowsStatement,
   escapeLike,
   selectAs,
   Statement,
   toFieldName,
-  toValuesCells,
   type Dialect,
 } from './statement';
 import type { DeliveryRecord, DeliveryState, DeliveryStateChange, ListOptions, NewDelivery } from './types';
@@ -97,8 +96,6 @@ export function toSettleStateRow(id: number, change: DeliveryStateChange) {
   return { id, nextAttemptAt: null, error: null, code: null, messageId: null, ...change };
 }
 
-export const SETTLE_STATE_VALUES = toValuesCells('id BIGINT, state TEXT, next_attempt_at BIGINT, error TEXT, code TEXT, message_id TEXT');
-
 const LIST_CONDITIONS = {
   state: 'state = :state',
   route: 'EXISTS (SELECT 1 FROM route_mails r WHERE r.delivery_id = deliveries.id AND r.route = :route)',
@@ -174,7 +171,7 @@ export const deliveries = {
     (d) => `UPDATE deliveries SET lease_until = :leaseUntil WHERE state = 'sending' AND lease_owner = :owner AND id ${d.inList(':ids')}`,
   ),
   settle: defineRowsStatement(
-    (count) => `WITH v (id, state, next_attempt_at, error, code, message_id) AS (VALUES ${buildValuesRows(SETTLE_STATE_VALUES, count)})
+    (count) => `WITH ${buildValuesTable('id BIGINT, state TEXT, next_attempt_at BIGINT, error TEXT, code TEXT, message_id TEXT', count)}
        UPDATE deliveries SET state = v.state, next_attempt_at = v.next_attempt_at, last_error = v.error, last_error_code = v.code,
          sent_at = CASE WHEN v.state = 'sent' THEN :now ELSE deliveries.sent_at END,
          message_id = CASE WHEN v.state = 'sent' THEN v.message_id ELSE deliveries.message_id END,

@@ -4,6 +4,7 @@ import { COUNT_FIELDS } from '../report';
 import type { ReportCursor } from '../trend';
 import {
   buildValuesRows,
+  buildValuesTable,
   defineFilteredStatement,
   defineRowsStatement,
   selectAs,
@@ -172,10 +173,6 @@ export function toRouteMailParams(deliveryId: number, decision: NewRouteMail) {
   };
 }
 
-export const ROUTE_OUTCOME_VALUES = toValuesCells(
-  'delivery_id BIGINT, route TEXT, state TEXT, message_id TEXT, response TEXT, error TEXT, code TEXT',
-);
-
 export function toRouteOutcomeRow(deliveryId: number, outcome: RouteMailOutcome) {
   return { deliveryId, messageId: null, response: null, error: null, code: null, ...outcome };
 }
@@ -201,7 +198,7 @@ const routeMails = {
   settle: defineRowsStatement(
     (
       count,
-    ) => `WITH v (delivery_id, route, state, message_id, response, error, code) AS (VALUES ${buildValuesRows(ROUTE_OUTCOME_VALUES, count)})
+    ) => `WITH ${buildValuesTable('delivery_id BIGINT, route TEXT, state TEXT, message_id TEXT, response TEXT, error TEXT, code TEXT', count)}
        UPDATE route_mails SET state = v.state, message_id = COALESCE(v.message_id, route_mails.message_id),
          response = COALESCE(v.response, route_mails.response), sent_at = CASE WHEN v.state = 'sent' THEN :now ELSE route_mails.sent_at END,
          last_error = v.error, last_error_code = v.code, updated_at = :now
