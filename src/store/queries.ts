@@ -84,23 +84,17 @@ export function toSentMessageParams(deliveryId: number, m: SentMessageCopy) {
   return { ...m, deliveryId, envelopeTo: JSON.stringify(m.envelopeTo) };
 }
 
-/** The kept mail with its parts: those stored beside an older copy, else read from the raw copy. */
+/**
+ * The kept mail with its parts: those stored beside an older copy, else decoded from the raw copy by mailparser (loaded
+ * lazily) as they were before encoding: `cid:` links kept, no part made from the other.
+ */
 export async function fromSentMessageRow(row: SentMessageRow): Promise<SentMessage> {
   const { textPart, htmlPart, envelopeTo, ...copy } = row;
-  const parts = textPart !== null || htmlPart !== null ? { text: textPart, html: htmlPart } : await readMailParts(row.raw);
-  return { ...copy, envelopeTo: JSON.parse(envelopeTo) as string[], ...parts };
-}
-
-/** The decoded text and HTML parts (a `cid:` image as a `data:` URI, no part made from the other); parser loaded lazily. */
-async function readMailParts(raw: Buffer): Promise<{ text: string | null; html: string | null }> {
+  const message = { ...copy, envelopeTo: JSON.parse(envelopeTo) as string[] };
+  if (textPart !== null || htmlPart !== null) return { ...message, text: textPart, html: htmlPart };
   const { simpleParser } = await import('mailparser');
-  const parsed = await simpleParser(raw, {
-    skipHtmlToText: true,
-    skipTextToHtml: true,
-    skipImageLinks: true,
-    skipTextLinks: true,
-  });
-  return { text: parsed.text ?? null, html: typeof parsed.html === 'string' ? parsed.html : null };
+  const parsed = await simpleParser(row.raw, { skipHtmlToText: true, skipTextToHtml: true, skipImageLinks: true, skipTextLinks: true });
+  return { ...message, text: parsed.text ?? null, html: typeof parsed.html === 'string' ? parsed.html : null };
 }
 
 const sentMessages = {
