@@ -5,8 +5,7 @@ import { TurnBatch, type Pending } from './turn-batch';
 import { hasArrival } from './report-rows';
 import { SqlStore } from './sql-store';
 import { insertDeliveries, ROWS_PER_STATEMENT, type Work } from './store-work';
-import { StorageUnavailableError, storeClosedError } from './types';
-import type { InsertResult, NewDelivery } from './types';
+import { StorageUnavailableError, storeClosedError, type InsertResult, type NewDelivery } from './types';
 
 export interface PgStoreOptions {
   /** `postgres://user:password@host:5432/database` (query options such as `sslmode` are honoured). */
