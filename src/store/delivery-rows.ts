@@ -18,7 +18,6 @@ export type Time = { now: number };
 type DeliveryId = { id: number };
 type Prune = { state: 'sent' | 'dead'; before: number };
 
-type TimeRow = { t: number | null };
 /** A delivery's id under its key: the row an insert returns, or the lookup of a key already stored. */
 type InsertedRow = { id: number; dedup_key: string };
 
@@ -216,7 +215,7 @@ export const deliveries = {
          (SELECT MIN(next_attempt_at) FROM deliveries WHERE state IN ('queued', 'retrying')) AS due,
          (SELECT MIN(lease_until) FROM deliveries WHERE state = 'sending') AS lease`,
   ),
-  lastReportReceivedAt: new Statement<{ source: string }, TimeRow>(
+  lastReportReceivedAt: new Statement<{ source: string }, { t: number | null }>(
     () => `SELECT MAX(received_at) AS t FROM deliveries WHERE netbox_source = :source AND kind = 'report'`,
   ),
   /** Held until commit; in id order, as every replica takes them. PostgreSQL only: SQLite's write transaction is exclusive. */
