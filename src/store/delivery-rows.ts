@@ -1,14 +1,13 @@
 import { COUNT_FIELDS, readCounts, writeCounts, type CountField } from '../report';
 import { DEFAULT_SOURCE_NAME, type ReportFields } from '../webhook';
 import {
-  buildValuesRows,
+  buildValuesTable,
   defineFilteredStatement,
   defineRowsStatement,
   escapeLike,
   selectAs,
   Statement,
   toFieldName,
-  toValuesCells,
   type Dialect,
 } from './statement';
 import type { DeliveryRecord, DeliveryState, DeliveryStateChange, ListOptions, NewDelivery } from './types';
@@ -19,7 +18,6 @@ export type Time = { now: number };
 type DeliveryId = { id: number };
 type Prune = { state: 'sent' | 'dead'; before: number };
 
-type TimeRow = { t: number | null };
 /** A delivery's id under its key: the row an insert returns, or the lookup of a key already stored. */
 type InsertedRow = { id: number; dedup_key: string };
 
@@ -97,8 +95,6 @@ export function toSettleStateRow(id: number, change: DeliveryStateChange) {
   return { id, nextAttemptAt: null, error: null, code: null, messageId: null, ...change };
 }
 
-export const SETTLE_STATE_VALUES = toValuesCells('id BIGINT, state TEXT, next_attempt_at BIGINT, error TEXT, code TEXT, message_id TEXT');
-
 const LIST_CONDITIONS = {
   state: 'state = :state',
   route: 'EXISTS (SELECT 1 FROM route_mails r WHERE r.delivery_id = deliveries.id AND r.route = :route)',
@@ -174,7 +170,7 @@ export const deliveries = {
     (d) => `UPDATE deliveries SET lease_until = :leaseUntil WHERE state = 'sending' AND lease_owner = :owner AND id ${d.inList(':ids')}`,
   ),
   settle: defineRowsStatement(
-    (count) => `WITH v (id, state, next_attempt_at, error, code, message_id) AS (VALUES ${buildValuesRows(SETTLE_STATE_VALUES, count)})
+    (count) => `WITH ${buildValuesTable('id BIGINT, state TEXT, next_attempt_at BIGINT, error TEXT, code TEXT, message_id TEXT', count)}
        UPDATE deliveries SET state = v.state, next_attempt_at = v.next_attempt_at, last_error = v.error, last_error_code = v.code,
          sent_at = CASE WHEN v.state = 'sent' THEN :now ELSE deliveries.sent_at END,
          message_id = CASE WHEN v.state = 'sent' THEN v.message_id ELSE deliveries.message_id END,
@@ -219,7 +215,7 @@ export const deliveries = {
          (SELECT MIN(next_attempt_at) FROM deliveries WHERE state IN ('queued', 'retrying')) AS due,
          (SELECT MIN(lease_until) FROM deliveries WHERE state = 'sending') AS lease`,
   ),
-  lastReportReceivedAt: new Statement<{ source: string }, TimeRow>(
+  lastReportReceivedAt: new Statement<{ source: string }, { t: number | null }>(
     () => `SELECT MAX(received_at) AS t FROM deliveries WHERE netbox_source = :source AND kind = 'report'`,
   ),
   /** Held until commit; in id order, as every replica takes them. PostgreSQL only: SQLite's write transaction is exclusive. */

@@ -5,8 +5,7 @@ import { TurnBatch, type Pending } from './turn-batch';
 import { hasArrival } from './report-rows';
 import { SqlStore } from './sql-store';
 import { insertDeliveries, ROWS_PER_STATEMENT, type Work } from './store-work';
-import { StorageUnavailableError, storeClosedError } from './types';
-import type { InsertResult, NewDelivery } from './types';
+import { StorageUnavailableError, storeClosedError, type InsertResult, type NewDelivery } from './types';
 
 export interface PgStoreOptions {
   /** `postgres://user:password@host:5432/database` (query options such as `sslmode` are honoured). */
@@ -42,6 +41,9 @@ export class PgStore extends SqlStore {
     this.onIdleError = options.onIdleError;
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy: a relay on SQLite, `--help` and `check-config` never load it
     const driver = require('pg') as typeof pg;
+    // BIGINT (epoch milliseconds, ids, counts) as numbers: every value we store fits in 2^53.
+    const types = new driver.TypeOverrides();
+    types.setTypeParser(driver.types.builtins.INT8, Number);
     this.pool = new driver.Pool({
       connectionString: options.connectionString,
       max: PG_POOL_SIZE,
@@ -52,13 +54,7 @@ export class PgStore extends SqlStore {
       statement_timeout: 15_000,
       query_timeout: 20_000,
       application_name: 'compliance-relay',
-      // BIGINT (epoch milliseconds, ids, counts) as numbers: every value we store fits in 2^53.
-      types: {
-        getTypeParser: ((oid: number, format?: 'text' | 'binary'): unknown =>
-          oid === (driver.types.builtins.INT8 as number)
-            ? Number
-            : driver.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
-      },
+      types,
     });
     // Unhandled, an idle connection broken by a PostgreSQL restart would end the process; the pool replaces it.
     this.pool.on('error', (error) => this.onIdleError?.(error));

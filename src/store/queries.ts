@@ -4,6 +4,7 @@ import { COUNT_FIELDS } from '../report';
 import type { ReportCursor } from '../trend';
 import {
   buildValuesRows,
+  buildValuesTable,
   defineFilteredStatement,
   defineRowsStatement,
   selectAs,
@@ -83,23 +84,17 @@ export function toSentMessageParams(deliveryId: number, m: SentMessageCopy) {
   return { ...m, deliveryId, envelopeTo: JSON.stringify(m.envelopeTo) };
 }
 
-/** The kept mail with its parts: those stored beside an older copy, else read from the raw copy. */
+/**
+ * The kept mail with its parts: those stored beside an older copy, else decoded from the raw copy by mailparser (loaded
+ * lazily) as they were before encoding: `cid:` links kept, no part made from the other.
+ */
 export async function fromSentMessageRow(row: SentMessageRow): Promise<SentMessage> {
   const { textPart, htmlPart, envelopeTo, ...copy } = row;
-  const parts = textPart !== null || htmlPart !== null ? { text: textPart, html: htmlPart } : await readMailParts(row.raw);
-  return { ...copy, envelopeTo: JSON.parse(envelopeTo) as string[], ...parts };
-}
-
-/** The decoded text and HTML parts (a `cid:` image as a `data:` URI, no part made from the other); parser loaded lazily. */
-async function readMailParts(raw: Buffer): Promise<{ text: string | null; html: string | null }> {
+  const message = { ...copy, envelopeTo: JSON.parse(envelopeTo) as string[] };
+  if (textPart !== null || htmlPart !== null) return { ...message, text: textPart, html: htmlPart };
   const { simpleParser } = await import('mailparser');
-  const parsed = await simpleParser(raw, {
-    skipHtmlToText: true,
-    skipTextToHtml: true,
-    skipImageLinks: true,
-    skipTextLinks: true,
-  });
-  return { text: parsed.text ?? null, html: typeof parsed.html === 'string' ? parsed.html : null };
+  const parsed = await simpleParser(row.raw, { skipHtmlToText: true, skipTextToHtml: true, skipImageLinks: true, skipTextLinks: true });
+  return { ...message, text: parsed.text ?? null, html: typeof parsed.html === 'string' ? parsed.html : null };
 }
 
 const sentMessages = {
@@ -172,10 +167,6 @@ export function toRouteMailParams(deliveryId: number, decision: NewRouteMail) {
   };
 }
 
-export const ROUTE_OUTCOME_VALUES = toValuesCells(
-  'delivery_id BIGINT, route TEXT, state TEXT, message_id TEXT, response TEXT, error TEXT, code TEXT',
-);
-
 export function toRouteOutcomeRow(deliveryId: number, outcome: RouteMailOutcome) {
   return { deliveryId, messageId: null, response: null, error: null, code: null, ...outcome };
 }
@@ -201,7 +192,7 @@ const routeMails = {
   settle: defineRowsStatement(
     (
       count,
-    ) => `WITH v (delivery_id, route, state, message_id, response, error, code) AS (VALUES ${buildValuesRows(ROUTE_OUTCOME_VALUES, count)})
+    ) => `WITH ${buildValuesTable('delivery_id BIGINT, route TEXT, state TEXT, message_id TEXT, response TEXT, error TEXT, code TEXT', count)}
        UPDATE route_mails SET state = v.state, message_id = COALESCE(v.message_id, route_mails.message_id),
          response = COALESCE(v.response, route_mails.response), sent_at = CASE WHEN v.state = 'sent' THEN :now ELSE route_mails.sent_at END,
          last_error = v.error, last_error_code = v.code, updated_at = :now

@@ -7,19 +7,20 @@ import { escapeLike, type Statement } from './statement';
 import { execute, insertDelivery, selectAll, selectOne, settleBatch, type Work } from './store-work';
 import { decodeReportPointRow, decodeReportRow, hasArrival } from './report-rows';
 import type { MigrationReport } from './migrations';
-import { DELIVERY_STATES, parseStoredId } from './types';
-import type {
-  CatchUpState,
-  DeliveryRecord,
-  DeliveryState,
-  DigestPeriod,
-  InsertResult,
-  ListOptions,
-  NewDelivery,
-  RouteMailRecord,
-  SentMessage,
-  SettledBatch,
-  WatchdogState,
+import {
+  DELIVERY_STATES,
+  parseStoredId,
+  type CatchUpState,
+  type DeliveryRecord,
+  type DeliveryState,
+  type DigestPeriod,
+  type InsertResult,
+  type ListOptions,
+  type NewDelivery,
+  type RouteMailRecord,
+  type SentMessage,
+  type SettledBatch,
+  type WatchdogState,
 } from './types';
 
 /** The durable outbox on SQLite or PostgreSQL; "cannot commit now" throws {@link StorageUnavailableError}. */

@@ -115,6 +115,12 @@ export function toValuesCells(columns: string): ValuesCell[] {
   });
 }
 
+/** `v (a, b, …) AS (VALUES …)`: `count` rows of `column [TYPE], …` for an UPDATE to join on, each bound as in {@link toValuesCells}. */
+export function buildValuesTable(columns: string, count: number): string {
+  const names = columns.split(/,\s*/).map((cell) => cell.split(' ')[0]);
+  return `v (${names.join(', ')}) AS (VALUES ${buildValuesRows(toValuesCells(columns), count)})`;
+}
+
 /** Columns selected under their record's field names (`dedup_key AS "dedupKey"`). */
 export function selectAs(columns: string): string {
   return columns
