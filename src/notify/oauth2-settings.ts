@@ -221,14 +221,8 @@ function buildGoogleConfig(e: Env, use: OAuth2Use, issues: ConfigIssue[], read: 
 /** Tokens and mail travel over these URLs: https only, except to a loopback address (a local test double). */
 export function checkEndpointUrl(variable: string, value: string | undefined, issues: ConfigIssue[]): void {
   if (value === undefined) return;
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    issues.push({ variable, message: 'is not a URL' });
-    return;
-  }
-  if (url.protocol !== 'https:' && !isLoopbackHost(url.hostname)) {
+  const url = URL.canParse(value) ? new URL(value) : undefined;
+  if (!url) issues.push({ variable, message: 'is not a URL' });
+  else if (url.protocol !== 'https:' && !isLoopbackHost(url.hostname))
     issues.push({ variable, message: 'must be an https:// URL (http:// only to a loopback address, for tests)' });
-  }
 }

@@ -68,14 +68,7 @@ export function describeShortWebhookSecret(secret: string): string | undefined {
 export const httpUrl = z
   .string()
   .trim()
-  .refine((v) => {
-    try {
-      const u = new URL(v);
-      return u.protocol === 'http:' || u.protocol === 'https:';
-    } catch {
-      return false;
-    }
-  }, 'must be an http:// or https:// URL');
+  .refine((v) => URL.canParse(v) && /^https?:$/.test(new URL(v).protocol), 'must be an http:// or https:// URL');
 
 /** A comma-separated list of IP addresses or CIDR ranges, as CIDR strings; refused empty: it would lock every sender out. */
 export const cidrList = z.string().transform((value, ctx) => {
