@@ -6,8 +6,6 @@ export const positiveInt = (def: number, max = Number.MAX_SAFE_INTEGER) => z.coe
 
 export const nonNegativeInt = (def: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(0).max(max).default(def);
 
-export const port = (def: number) => nonNegativeInt(def, 65535);
-
 export const bool = (def: boolean) => z.stringbool({ truthy: ['true', '1', 'yes', 'on'], falsy: ['false', '0', 'no', 'off'] }).default(def);
 
 const splitList = (value: string) =>
