@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { findTransport, TRANSPORTS, type TransportDescriptor } from '../notify';
 import { SECRET_MARK as REDACTED, SETTING_GROUPS } from '../shared';
 import { FILE_MODE_DEFAULT_TO, type Config } from './load-config';
-import { parseUrl } from './redact-config';
+import { redactUrlPassword } from './redact-config';
 import { buildSettingsSchema, listSettingLeaves, SettingsSchema, type AnySettingsSchema } from './schema';
 import { planCatchUp } from './sources-file';
 
@@ -79,13 +79,4 @@ function isRelaySettingInForce(name: string, config: Config): boolean {
   if (name === 'CATCH_UP_EVERY') return config.sources.some((s) => planCatchUp(s).on);
   if (name.startsWith('NETBOX_')) return config.sources.some((s) => s.netbox.url !== undefined);
   return true;
-}
-
-/** SMTP_URL and the like may carry a password in their user part. */
-function redactUrlPassword(value: string): string {
-  if (!/^[a-z][a-z0-9+.-]*:\/\/[^/@\s]*:[^/@\s]*@/i.test(value)) return value;
-  const url = parseUrl(value);
-  if (!url) return REDACTED;
-  url.password = 'REDACTED';
-  return url.toString();
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { describeZodIssue, type ConfigIssue } from '../shared';
+import { describeZodIssue, readSecretFile, type ConfigIssue } from '../shared';
 import type { AnySettingsSchema, SettingLeaf, Settings } from './schema';
 
 /** Replaces each `<NAME>_FILE` by the secret it holds (in `env`); returns what went wrong. */
@@ -17,17 +17,6 @@ export function readSecretFiles(env: Record<string, string>, readFile: (file: st
     else if (value !== undefined) env[name] = value;
   }
   return issues;
-}
-
-/** The secret `file` holds (`<NAME>_FILE`, a source's `<field>_file`), or undefined with why it could not be read. */
-export function readSecretFile(readFile: (file: string) => string, file: string, report: (message: string) => void): string | undefined {
-  try {
-    // A trailing newline is almost always an editor's, not part of the secret.
-    return readFile(file).replace(/\r?\n$/, '');
-  } catch (error) {
-    report(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
-    return undefined;
-  }
 }
 
 /** Parsed once per process: zod's compiled fast path pays off only over many parses. */

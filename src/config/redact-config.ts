@@ -44,19 +44,14 @@ export function redactConfig(config: Config, transports: readonly TransportDescr
 /** NetBox's settings in force: none without NETBOX_URL; no enrichment timings without a token (nothing is fetched). */
 function describeNetbox(shared: Config['netbox'], netbox: Config['sources'][number]['netbox']): unknown {
   if (!netbox.url) return 'off: NETBOX_URL is not set (mail links are relative, no failing tests)';
-  const tls = { caFile: netbox.caFile };
-  if (!netbox.token) return { url: netbox.url, token: 'not set: mails list no failing tests', ...tls };
-  return { url: netbox.url, token: netbox.token, ...tls, timeoutMs: shared.timeoutMs, enrichBudgetMs: shared.enrichBudgetMs };
+  return netbox.token ? { ...netbox, ...shared } : { ...netbox, token: 'not set: mails list no failing tests' };
 }
 
 /** A copy with each secret [REDACTED], a URL's password REDACTED, and a PEM block only said to be set. */
 function maskSecrets(value: unknown, secrets: ReadonlySet<string>): unknown {
   if (typeof value === 'string') {
-    const url = parseUrl(value);
-    if (url?.password) {
-      url.password = 'REDACTED';
-      return url.toString();
-    }
+    const shown = redactUrlPassword(value);
+    if (shown !== value) return shown;
     if (secrets.has(value)) return REDACTED;
     // A certificate is public, but its base64 tells a reader nothing.
     return value.startsWith('-----BEGIN ') ? 'set (PEM, not shown)' : value;
@@ -66,14 +61,13 @@ function maskSecrets(value: unknown, secrets: ReadonlySet<string>): unknown {
   return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, maskSecrets(item, secrets)]));
 }
 
-/** `value` as a URL when it is one (`scheme://…`), else undefined. */
-export function parseUrl(value: string): URL | undefined {
-  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) return undefined;
-  try {
-    return new URL(value);
-  } catch {
-    return undefined;
-  }
+/** SMTP_URL and the like may carry a password in their user part: REDACTED, or the whole value when it is no URL. */
+export function redactUrlPassword(value: string): string {
+  if (!/^[a-z][a-z0-9+.-]*:\/\/[^/@\s]*:[^/@\s]*@/i.test(value)) return value;
+  if (!URL.canParse(value)) return REDACTED;
+  const url = new URL(value);
+  url.password = 'REDACTED';
+  return url.toString();
 }
 
 /** What an unsigned webhook means here (logged at start, shown on the dashboard), or undefined when deliveries must be signed. */

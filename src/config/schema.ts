@@ -11,7 +11,6 @@ import {
   httpUrl,
   nonNegativeInt,
   parseDurationMs,
-  port,
   positiveInt,
   setting,
   type SettingMeta,
@@ -100,7 +99,7 @@ export const SettingsSchema = z.object({
       defaultText: '127.0.0.1 without WEBHOOK_SECRET, 0.0.0.0 with it',
       example: '0.0.0.0',
     }),
-    port: env('PORT', port(8080), { group: 'basics', description: 'Port to listen on.' }),
+    port: env('PORT', nonNegativeInt(8080, 65535), { group: 'basics', description: 'Port to listen on.' }),
     trustProxy: env('TRUST_PROXY', trustProxy.prefault('false'), {
       group: 'basics',
       description: 'Behind a reverse proxy, whose X-Forwarded-For to believe (express "trust proxy"), e.g. loopback, 10.0.0.0/8.',

@@ -1,9 +1,8 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { parseYamlListFile, readYamlListFile, SOURCE_NAME_PATTERN } from '../routing';
-import { describeShortWebhookSecret, duration, httpUrl, parseCidr, type ConfigIssue } from '../shared';
+import { describeShortWebhookSecret, duration, httpUrl, parseCidr, readSecretFile, type ConfigIssue } from '../shared';
 import { DEFAULT_SOURCE_NAME } from '../webhook';
-import { readSecretFile } from './parse-environment';
 import { catchUpEvery, type Settings } from './schema';
 
 /** Sources one relay serves at most: each one is a route, a NetBox client and a metrics label value. */

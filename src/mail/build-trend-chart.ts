@@ -118,7 +118,7 @@ export function describeTrend(points: readonly TrendChartPoint[]): string {
     if (now === null) return [];
     const first = points.slice(0, -1).find((p) => (p.ratios[line.key] ?? null) !== null)?.ratios[line.key] ?? null;
     const name = line.key === 'overall' ? 'overall' : line.name;
-    if (first === null || first === undefined) return [`${name} ${percent(now)}`];
+    if (first === null) return [`${name} ${percent(now)}`];
     const delta = (now - first) * 100;
     if (Math.abs(delta) < STEADY_POINTS) return [`${name} held at ${percent(now)}`];
     return [`${name} ${delta > 0 ? 'rose' : 'fell'} from ${percent(first)} to ${percent(now)}`];

@@ -1,6 +1,6 @@
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { z } from 'zod';
-import { buildFailureFacts, httpUrl, isLoopbackHost, setting, type ConfigIssue, type FailureCatalogue } from '../shared';
+import { buildFailureFacts, httpUrl, isLoopbackHost, readSecretFile, setting, type ConfigIssue, type FailureCatalogue } from '../shared';
 import type { TransportContext } from './notifier';
 
 /** Time for one OAuth2 token request. */
@@ -92,14 +92,7 @@ export function buildOAuth2Config(e: Env, use: OAuth2Use, context: Pick<Transpor
   }
   const before = issues.length;
   checkEndpointUrl('OAUTH2_TOKEN_URL', e.OAUTH2_TOKEN_URL, issues);
-  const read = (variable: string, file: string): string | undefined => {
-    try {
-      return context.readFile(file);
-    } catch (error) {
-      issues.push({ variable, message: `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? 'error'}` });
-      return undefined;
-    }
-  };
+  const read = (variable: string, file: string) => readSecretFile(context.readFile, file, (message) => issues.push({ variable, message }));
   const config = google ? buildGoogleConfig(e, use, issues, read) : buildMicrosoftConfig(e, use, context, read);
   return issues.length === before ? config : undefined;
 }
@@ -221,14 +214,8 @@ function buildGoogleConfig(e: Env, use: OAuth2Use, issues: ConfigIssue[], read: 
 /** Tokens and mail travel over these URLs: https only, except to a loopback address (a local test double). */
 export function checkEndpointUrl(variable: string, value: string | undefined, issues: ConfigIssue[]): void {
   if (value === undefined) return;
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    issues.push({ variable, message: 'is not a URL' });
-    return;
-  }
-  if (url.protocol !== 'https:' && !isLoopbackHost(url.hostname)) {
+  const url = URL.canParse(value) ? new URL(value) : undefined;
+  if (!url) issues.push({ variable, message: 'is not a URL' });
+  else if (url.protocol !== 'https:' && !isLoopbackHost(url.hostname))
     issues.push({ variable, message: 'must be an https:// URL (http:// only to a loopback address, for tests)' });
-  }
 }

@@ -101,12 +101,8 @@ function configureSmtp(e: SmtpEnv, context: TransportContext) {
       if (e[v] !== undefined) issues.push({ variable: v, message: 'has no effect without SMTP_URL' });
     return undefined;
   }
-  let url: URL | undefined;
-  try {
-    url = new URL(e.SMTP_URL);
-  } catch {
-    issues.push({ variable: 'SMTP_URL', message: 'is not a URL (example: smtp://mail.example.com:587)' });
-  }
+  const url = URL.canParse(e.SMTP_URL) ? new URL(e.SMTP_URL) : undefined;
+  if (!url) issues.push({ variable: 'SMTP_URL', message: 'is not a URL (example: smtp://mail.example.com:587)' });
   if (url && url.protocol !== 'smtp:' && url.protocol !== 'smtps:')
     issues.push({ variable: 'SMTP_URL', message: 'must start with smtp:// (STARTTLS when offered) or smtps:// (implicit TLS)' });
   if (url && (url.username || url.password) && (e.SMTP_USER !== undefined || e.SMTP_PASSWORD !== undefined))

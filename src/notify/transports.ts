@@ -68,6 +68,7 @@ export function createNotifier(
   const sender = findTransport(transport, transports).create(transport.settings, { ...io, fetch: io.fetch ?? createProxyFetch(io.proxy) });
   const catalogue = buildFailureCatalogue(transports);
   return {
+    ...sender,
     async send(mail) {
       try {
         return await sender.send(mail);
@@ -75,8 +76,6 @@ export function createNotifier(
         return { failure: classifyFailure(error, catalogue) };
       }
     },
-    verify: (onStep) => sender.verify(onStep),
-    close: () => sender.close(),
   };
 }
 

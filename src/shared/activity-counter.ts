@@ -7,13 +7,10 @@ export function createActivityCounter() {
     get active() {
       return active;
     },
-    /** One more is under way; call the function returned when it ends (once; later calls do nothing). */
+    /** One more is under way; call the function returned once, when it ends (the webhook route: on the response's `close`). */
     begin(): () => void {
       active += 1;
-      let ended = false;
       return () => {
-        if (ended) return;
-        ended = true;
         active -= 1;
       };
     },

@@ -6,8 +6,6 @@ export const positiveInt = (def: number, max = Number.MAX_SAFE_INTEGER) => z.coe
 
 export const nonNegativeInt = (def: number, max = Number.MAX_SAFE_INTEGER) => z.coerce.number().int().min(0).max(max).default(def);
 
-export const port = (def: number) => nonNegativeInt(def, 65535);
-
 export const bool = (def: boolean) => z.stringbool({ truthy: ['true', '1', 'yes', 'on'], falsy: ['false', '0', 'no', 'off'] }).default(def);
 
 const splitList = (value: string) =>
@@ -68,14 +66,7 @@ export function describeShortWebhookSecret(secret: string): string | undefined {
 export const httpUrl = z
   .string()
   .trim()
-  .refine((v) => {
-    try {
-      const u = new URL(v);
-      return u.protocol === 'http:' || u.protocol === 'https:';
-    } catch {
-      return false;
-    }
-  }, 'must be an http:// or https:// URL');
+  .refine((v) => URL.canParse(v) && /^https?:$/.test(new URL(v).protocol), 'must be an http:// or https:// URL');
 
 /** A comma-separated list of IP addresses or CIDR ranges, as CIDR strings; refused empty: it would lock every sender out. */
 export const cidrList = z.string().transform((value, ctx) => {

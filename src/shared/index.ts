@@ -11,5 +11,5 @@ export { neutralizeText, neutralizeView } from './neutralize-text';
 export { createSecretMask, SECRET_MARK, type SecretMask } from './mask-secrets';
 export * from './env-fields';
 export { describeZodIssue } from './describe-zod-issue';
-export { setting, SETTING_GROUPS, type ConfigIssue, type SettingGroup, type SettingMeta } from './setting-meta';
+export { readSecretFile, setting, SETTING_GROUPS, type ConfigIssue, type SettingGroup, type SettingMeta } from './setting-meta';
 export { chooseProxy, describeProxySettings, describeProxyUrl, readProxySettings, type ProxySettings } from './proxy-settings';

@@ -21,7 +21,6 @@ export interface LoggerOptions {
 const REDACT_PATHS = [
   ...['secret', 'password', 'pass', 'token', 'authorization'].flatMap((key) => [key, `*.${key}`]),
   '*.auth.pass',
-  'headers.authorization',
   'req.headers.authorization',
   'req.headers["x-hook-signature"]',
   'headers["x-hook-signature"]',

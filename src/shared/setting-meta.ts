@@ -34,3 +34,14 @@ export function setting<T extends z.ZodType>(schema: T, meta: SettingMeta): T {
 
 /** One problem with the configuration, named by its variable. */
 export type ConfigIssue = { variable: string; message: string };
+
+/** The secret `file` holds (`<NAME>_FILE`, a source's `<field>_file`, OAuth2's key files), or undefined with why it could not be read. */
+export function readSecretFile(readFile: (file: string) => string, file: string, report: (message: string) => void): string | undefined {
+  try {
+    // A trailing newline is almost always an editor's, not part of the secret.
+    return readFile(file).replace(/\r?\n$/, '');
+  } catch (error) {
+    report(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
+    return undefined;
+  }
+}
