@@ -1,6 +1,6 @@
 import { buildMessageId, buildOutgoingMail, loadRenderer, type Recipients, type Renderer } from '../mail';
 import { formatDateTime } from '../report';
-import type { Clock, Logger } from '../shared';
+import type { Clock } from '../shared';
 import { parseJobDelivery, type DeliveryRecord, type InternalJob, type MissedReportsNotice, type WatchdogAlert } from '../store';
 import { UnreadableDeliveryError, type ComposedNotice } from './report-composer';
 
@@ -16,11 +16,11 @@ export function createNoticeComposer(options: {
   recipients: Recipients;
   timezone: string;
   clock: Clock;
-}): (delivery: DeliveryRecord, log?: Logger) => Promise<ComposedNotice> {
+}) {
   // Loaded on the first notice, only for a TEMPLATES_DIR without the set.
   let shipped: Renderer | undefined;
   const renderer = () => (options.renderer.sets.includes(NOTICE_TEMPLATE_SET) ? options.renderer : (shipped ??= loadRenderer()));
-  return async (delivery) => {
+  return async (delivery: DeliveryRecord): Promise<ComposedNotice> => {
     const job = parseJobDelivery(delivery.dedupKey, delivery.body!);
     if (job?.kind !== 'watchdog' && job?.kind !== 'missed')
       throw new UnreadableDeliveryError(`delivery ${delivery.id} is not a watchdog record`);

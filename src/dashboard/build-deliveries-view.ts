@@ -20,7 +20,7 @@ export interface DeliveriesInput extends Pick<DashboardOptions, 'failures' | 'ro
   issues?: ErrorIssue[];
   counts: Record<DeliveryState, number>;
   /** The pass chart of each NetBox source the filters select (`source` absent: the default source alone). */
-  charts: { source?: string; count: number; chart: PassChartView }[];
+  charts: PassChartView[];
   flash?: { text: string; bad: boolean };
   digests?: DigestsInput;
 }

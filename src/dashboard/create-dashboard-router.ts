@@ -1,6 +1,5 @@
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { recordTokenAttempt } from '../http';
-import { formatDateTime } from '../report';
 import { createAuthThrottle } from '../shared';
 import { registerDeliveryPages } from './delivery-pages';
 import {
@@ -36,11 +35,7 @@ export function createDashboardRouter(options: DashboardOptions): Router {
   }
 
   const keys = createSessionKeys(options.adminToken);
-  const deps: DashboardDeps = {
-    options,
-    keys,
-    formatTime: (ms: number) => formatDateTime(new Date(ms).toISOString(), options.timezone),
-  };
+  const deps: DashboardDeps = { options, keys };
   const form = express.urlencoded({ extended: false, limit: '4kb', parameterLimit: 10 });
   const readSession = (req: Request) => keys.verify(readCookie(req.get('cookie'), SESSION_COOKIE), options.clock.now());
   const requireCsrf = (req: Authed, res: Response, next: NextFunction) => {

@@ -125,14 +125,10 @@ async function readChartReports(deps: DashboardDeps, filter: ListOptions, conten
 
 /** One chart per source (wide and narrow); one empty chart when the filters select no report. */
 function buildSourceCharts(bySource: Map<string, ChartReport[]>, filtered: boolean): DeliveriesInput['charts'] {
-  if (bySource.size === 0)
-    return [{ count: 0, chart: buildPassChart([], { emptyText: filtered ? 'No report matches these filters' : undefined }) }];
+  if (bySource.size === 0) return [buildPassChart([], { emptyText: filtered ? 'No report matches these filters' : undefined })];
   // The default source alone (one NetBox, or rows stored before sources) needs no name.
   const named = bySource.size > 1 || !bySource.has(DEFAULT_SOURCE_NAME);
-  return [...bySource].map(([source, reports]) => {
-    const options = named ? { source } : {};
-    return { ...options, count: reports.length, chart: buildPassChart(reports, options) };
-  });
+  return [...bySource].map(([source, reports]) => buildPassChart(reports, named ? { source } : {}));
 }
 
 function buildNetboxLink(options: DashboardOptions, record: DeliveryRecord, content: DeliveryContent): string | undefined {

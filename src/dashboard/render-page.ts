@@ -6,6 +6,7 @@ import type HandlebarsNamespace from 'handlebars';
 import type { Worker } from '../delivery';
 import type { TransportHealth } from '../health';
 import { isSameSecret } from '../http';
+import { formatDateTime } from '../report';
 import { findPackageRoot, neutralizeView, type AuthThrottle, type Clock, type FailureCatalogue, type Logger } from '../shared';
 import type { DeliveryState, DigestPeriod, Store } from '../store';
 import type { WaiverBook } from '../waivers';
@@ -95,11 +96,11 @@ export type Authed = Request & { session?: Session };
 export interface DashboardDeps {
   options: DashboardOptions;
   keys: SessionKeys;
-  formatTime: (ms: number) => string;
 }
 
 export function buildPageContext(deps: DashboardDeps, req: Authed) {
-  const { options, formatTime } = deps;
+  const { options } = deps;
+  const formatTime = (ms: number) => formatDateTime(new Date(ms).toISOString(), options.timezone);
   const pause = options.worker?.breaker;
   const mail = options.transportHealth?.status();
   return {

@@ -67,7 +67,7 @@ export function createRoutePlanner(options: {
     for (const decision of decisions) {
       const route = options.routes[decision.position];
       if (decision.outcome !== 'send') plan.push(decision);
-      else if (route.owners) plan.push(...(await splitByOwner(route, decision, composed, lookup, { ...options, source: delivery.source })));
+      else if (route.owners) plan.push(...(await splitByOwner(route, decision, composed, lookup, options)));
       else if (decision.devices) plan.push(await scopeToDevices(route, decision, composed));
       else if (route.match && hasDeviceCondition(route.match) && hasFailures(facts) && !facts.devices)
         plan.push(unscoped(route, decision, composed, lookup));
@@ -86,7 +86,7 @@ async function splitByOwner(
   decision: RouteDecision,
   composed: PlannedReport,
   lookup: OwnerLookup | undefined,
-  hooks: Parameters<typeof createRoutePlanner>[0] & { source: string },
+  hooks: Parameters<typeof createRoutePlanner>[0],
 ): Promise<NewRouteMail[]> {
   const spec = route.owners!;
   const whole = (why: string, note: string | null) =>
@@ -136,7 +136,7 @@ async function splitByOwner(
     const group = { ...g, ...counted, ...(missing ? { countsMissing: missing.reason } : {}) };
     plan.push({ ...decision, route: `${route.name}~${g.key}`, reason: `${decision.reason}; ${g.why}`, ownerGroup: group });
   }
-  const { source } = hooks;
+  const { source } = composed.delivery;
   for (const [code, { groups, reason }] of uncounted) {
     hooks.logger?.warn(
       { source, route: route.name, groups, code, reason },

@@ -50,10 +50,8 @@ export const EnvelopeSchema = z.looseObject({
   object_type: z.string().max(200).nullish(),
   username: z.string().max(300).nullish(),
   request_id: z.string().max(100).nullish(),
-  request: z.looseObject({ id: z.unknown().optional(), user: RequestUser.optional() }).nullish(),
+  request: z.looseObject({ user: RequestUser.optional() }).nullish(),
   data: z.unknown(),
-  snapshots: z.unknown().optional(),
-  context: z.unknown().optional(),
 });
 
 export type Envelope = z.infer<typeof EnvelopeSchema>;
