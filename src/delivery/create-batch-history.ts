@@ -31,14 +31,6 @@ export function createBatchHistory(
     const known = read.points.filter((p) => compareReportOrder(p, cursor) < 0);
     return known.length >= limit || read.complete ? known.slice(-limit) : undefined;
   };
-  const readStoredBefore = async (series: string, cursor: ReportCursor, limit: number): Promise<ReportPoint[]> => {
-    if (batch && !batch.reads.has(series) && compareReportOrder(cursor, batch.newest) <= 0) {
-      const readLimit = limit + batch.size;
-      const points = await store.listReportsBefore(series, batch.newest, readLimit);
-      batch.reads.set(series, { points, complete: points.length < readLimit });
-    }
-    return knownBefore(series, cursor, limit) ?? store.listReportsBefore(series, cursor, limit);
-  };
   return {
     async startBatch(deliveries) {
       const reports = deliveries.filter((d) => d.kind === 'report');
@@ -57,7 +49,12 @@ export function createBatchHistory(
       return composed && (!found || compareReportOrder(found, composed) <= 0) ? composed : found;
     },
     async listReportsBefore(series, cursor, limit) {
-      const stored = await readStoredBefore(series, cursor, limit);
+      if (batch && !batch.reads.has(series) && compareReportOrder(cursor, batch.newest) <= 0) {
+        const readLimit = limit + batch.size;
+        const points = await store.listReportsBefore(series, batch.newest, readLimit);
+        batch.reads.set(series, { points, complete: points.length < readLimit });
+      }
+      const stored = knownBefore(series, cursor, limit) ?? (await store.listReportsBefore(series, cursor, limit));
       const composed = before(series, cursor);
       if (composed.length === 0) return stored;
       const keys = new Set(composed.map((r) => r.dedupKey));

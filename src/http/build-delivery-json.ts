@@ -1,13 +1,11 @@
 import type { Response } from 'express';
+import type { SecretMask } from '../shared';
 import type { DeliveryRecord, RouteMailRecord, SentMessage, Store } from '../store';
 
 /** A delivery as the admin API and `deliveries --json` show it: ISO 8601 times, no body, what each route decided. */
 export type DeliveryJson = ReturnType<typeof buildDeliveryJson>;
 
-/** Hides the secret values in error texts. */
-type Mask = (text: string) => string;
-
-function buildDeliveryJson(record: DeliveryRecord, mask: Mask, routes: readonly RouteMailRecord[]) {
+function buildDeliveryJson(record: DeliveryRecord, mask: SecretMask, routes: readonly RouteMailRecord[]) {
   const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
   const { body: _body, report: _report, counts: _counts, triggeredBy: _triggeredBy, sender, source, ...same } = record;
   return {
@@ -44,12 +42,12 @@ function buildDeliveryJson(record: DeliveryRecord, mask: Mask, routes: readonly 
 }
 
 /** The JSON view of several records, each with its route decisions (read in one query). */
-export async function buildDeliveriesJson(store: Store, records: readonly DeliveryRecord[], mask: Mask): Promise<DeliveryJson[]> {
+export async function buildDeliveriesJson(store: Store, records: readonly DeliveryRecord[], mask: SecretMask): Promise<DeliveryJson[]> {
   const routes = records.length > 0 ? await store.listRouteMails(records.map((r) => r.id)) : [];
   return records.map((record) => buildDeliveryJson(record, mask, routes));
 }
 
-export function buildSentMailsJson(deliveryId: number, messages: readonly SentMessage[], mask: Mask) {
+export function buildSentMailsJson(deliveryId: number, messages: readonly SentMessage[], mask: SecretMask) {
   return messages.map((m) => ({
     route: m.route,
     envelopeFrom: m.envelopeFrom,

@@ -8,7 +8,6 @@ const BODY_PARSER_ERRORS: Record<string, RelayError['code']> = {
   'charset.unsupported': 'UNSUPPORTED_MEDIA_TYPE',
   'request.aborted': 'REQUEST_ABORTED',
   'request.size.invalid': 'REQUEST_ABORTED',
-  'stream.encoding.set': 'INTERNAL',
 };
 
 /** The last middleware: every error becomes `{"error": {…}}` with the catalogue's status; unknown ones are logged, answered INTERNAL. */

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { RelayError, type ErrorIssue } from '../shared';
 import { DELIVERY_STATES, type ListOptions } from '../store';
 import { startOfDayMs } from '../report';
-import { isCalendarDay } from '../waivers';
+import { DAY_MS, isCalendarDay } from '../waivers';
 
 /** The filters of the deliveries list (the dashboard's and the admin API's), in the order the dashboard's form shows them. */
 export const FILTER_PARAMS = ['state', 'source', 'route', 'report', 'from', 'to', 'q'] as const;
@@ -97,7 +97,5 @@ export function buildFilterParams(query: Partial<Record<FilterParam, string | nu
 }
 
 function nextDay(value: string): string {
-  const date = new Date(`${value}T00:00:00Z`);
-  date.setUTCDate(date.getUTCDate() + 1);
-  return date.toISOString().slice(0, 10);
+  return new Date(Date.parse(`${value}T00:00:00Z`) + DAY_MS).toISOString().slice(0, 10);
 }

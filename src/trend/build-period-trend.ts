@@ -60,26 +60,20 @@ export function buildPeriodPoint(report: ReportSnapshot) {
  * right after its last failure (or before its last run began) recorded it. Unrecorded: unknown; stored without states: evaluated.
  */
 function derivePeriodStates(chain: readonly ReportSnapshot[]): PairStates | undefined {
-  const first = chain[0];
-  const last = chain[chain.length - 1];
-  if (!first.failing || !last.failing || chain.some((r) => r.failing === null)) return undefined;
+  if (chain.some((r) => r.failing === null)) return undefined;
   const sets = chain.map((r) => new Set(r.failing!.map(pairKey)));
-  const now = new Map<string, boolean>();
-  const before = new Map<string, boolean>();
-  const stateIn = (report: ReportSnapshot, side: 'now' | 'before', key: string) =>
-    report.states === undefined ? true : (report.states?.[side]?.get(key) ?? undefined);
-  for (const key of sets[0]) {
-    if (sets[sets.length - 1].has(key)) continue;
-    const after = findLast(sets, (set) => set.has(key)) + 1;
-    const state = stateIn(chain[after], 'now', key);
-    if (state !== undefined) now.set(key, state);
-  }
-  for (const key of sets[sets.length - 1]) {
-    if (sets[0].has(key)) continue;
-    const began = findLast(sets, (set) => !set.has(key)) + 1;
-    const state = stateIn(chain[began], 'before', key);
-    if (state !== undefined) before.set(key, state);
-  }
+  const [first, last] = [sets[0], sets[sets.length - 1]];
+  const statesOf = (side: 'now' | 'before', keys: ReadonlySet<string>, other: ReadonlySet<string>) => {
+    const states = new Map<string, boolean>();
+    for (const key of keys) {
+      if (other.has(key)) continue;
+      const report = chain[findLast(sets, (set) => set.has(key) === first.has(key)) + 1];
+      const state = report.states === undefined ? true : (report.states?.[side]?.get(key) ?? undefined);
+      if (state !== undefined) states.set(key, state);
+    }
+    return states;
+  };
+  const [now, before] = [statesOf('now', first, last), statesOf('before', last, first)];
   return { now, before, deletedTests: [], deletedDevices: [], unknownReason: 'the reports of the period did not record it' };
 }
 
