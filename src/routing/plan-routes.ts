@@ -109,8 +109,10 @@ export function matchCondition(condition: Condition, facts: ReportFacts, trend: 
     return r.newly_failing && (countNewlyFailing(facts, trend, r.severity) ?? 0) > 0;
   }
   if (condition.device) {
-    // Unknown devices (no NetBox, or it is down): the condition holds, so an outage never loses a page.
     if (facts.focus) return matchDevice(condition.device, facts.focus);
+    // Nothing failed: no failing device to match. Unknown devices (no NetBox, or it is down): the condition holds, so an
+    // outage never loses a page.
+    if (!hasFailures(facts)) return false;
     return facts.devices === undefined || facts.devices.some((d) => matchDevice(condition.device!, d));
   }
   const { source } = facts;
