@@ -7,7 +7,7 @@ import { findTransport, type TransportDescriptor } from '../notify';
 import { createRelay, type Relay } from '../relay';
 import { createLogger, systemClock, type Logger } from '../shared';
 import { DataDirLockedError, lockDataDir, PG_POOL_SIZE, type DataDirLock } from '../store';
-import { EXIT_CONFIG, readPackageVersion, type CliIo } from './io';
+import { EXIT_CONFIG, EXIT_UNAVAILABLE, readPackageVersion, type CliIo } from './io';
 
 /** Why a DATA_DIR cannot be had that only the operator can change: a file in its place, no right to write, a read-only disk. */
 const DATA_DIR_REFUSALS = new Set(['EEXIST', 'ENOTDIR', 'EACCES', 'EPERM', 'EROFS']);
@@ -26,6 +26,14 @@ export async function serve(config: Config, io: CliIo): Promise<number> {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (!(error instanceof DataDirLockedError)) {
+      // The directory is there but its storage refuses the lock's write: a volume remounted read-only, a full disk.
+      if (code?.startsWith('SQLITE_')) {
+        logger.fatal(
+          { code, dir: config.store.dataDir },
+          `DATA_DIR ${config.store.dataDir} cannot be written now (${code}: ${(error as Error).message}); nothing was changed. Is its volume read-only or full? The relay takes its lock there to start; a supervisor (the systemd unit, the compose file's restart policy) starts it again.`,
+        );
+        return EXIT_UNAVAILABLE;
+      }
       if (!DATA_DIR_REFUSALS.has(code ?? '')) throw error;
       logger.fatal(
         { code, dir: config.store.dataDir },

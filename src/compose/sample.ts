@@ -5,7 +5,8 @@ import type { Severity } from '../report';
 import { buildPeriodTrend, buildReportSnapshot, pairKey } from '../trend';
 import type { FailingPair, PairStates, ReportCursor, ReportSnapshot } from '../trend';
 import { parseDelivery, type ReportDelivery } from '../webhook';
-import { buildMailView, type ReportView, type ReportViewOptions } from './build-report-view';
+import { buildMailView, buildOwnerGroupView, type ReportView, type ReportViewOptions } from './build-report-view';
+import type { OwnerGroupPlan } from '../store';
 import { buildWaiverEnd, type Waiver } from '../waivers';
 import { buildDigestView, DIGEST_TEMPLATE_SET, type DigestContent } from './build-digest-view';
 import { buildNoticeView, NOTICE_TEMPLATE_SET, type NoticeJob } from './build-notice-mail';
@@ -72,7 +73,10 @@ const SAMPLE_WAIVERS = [
   sampleWaiver('7', 'telnet-disabled', 'sw-lab-1', '2023-04-15', 'alice', 'Lab switch, retired soon'),
 ];
 
-/** The sample report as mailed with every insight (each kind of changed pair), with its details missing, and without insights. */
+/**
+ * The sample report as mailed with every insight (each kind of changed pair), with its details missing, and without
+ * insights; then as an owner group gets it (with its own counts, without them, and as the fallback's whole report).
+ */
 export async function sampleInsightViews(config: SampleSettings): Promise<ReportView[]> {
   const delivery = readSampleDelivery();
   // A history (newest first) that keeps nothing: the sample's trend is computed, never recorded.
@@ -115,7 +119,26 @@ export async function sampleInsightViews(config: SampleSettings): Promise<Report
     attachMaxBytes: 300,
     relayUrl: 'https://relay.example.com',
   };
-  return [enriched, missing, undefined].map((insights) => buildMailView(delivery, insights, options).view);
+  const [whole, ...others] = [enriched, missing, undefined].map((insights) => buildMailView(delivery, insights, options));
+  const group: OwnerGroupPlan = {
+    route: 'sample',
+    key: 'o-sample',
+    to: ['core-team@example.com'],
+    why: 'primary contact of site fra1',
+    deviceIds: [10, 11],
+    devices: ['sw-core-1', 'sw-core-2'],
+    fixedDevices: ['sw-edge-2'],
+    counts: { HIGH: { passed: 2, count: 2 }, MIDDLE: { passed: 3, count: 6 }, LOW: { passed: 0, count: 0 } },
+    whole: false,
+    note: null,
+  };
+  const groups: OwnerGroupPlan[] = [
+    group,
+    { ...group, counts: null, countsMissing: 'NetBox could not give the report’s results' },
+    { ...group, key: 'whole', whole: true, note: 'NetBox could not say who owns what: this is the whole report.' },
+  ];
+  const owners = groups.map((g) => buildOwnerGroupView(whole, delivery, enriched, g, options));
+  return [whole, ...others, ...owners].map((mail) => mail.view);
 }
 
 function identify(reportId: number, created: string): Pick<ReportSnapshot, 'reportId' | 'dedupKey' | 'created' | 'createdMs'> {

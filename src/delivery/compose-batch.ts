@@ -71,6 +71,8 @@ export interface WorkerOptions {
   logger: Logger;
   /** Deliveries sent side by side (SMTP's pool size); also the claim's bound, so at most that many are mailed twice after a crash. */
   concurrency: number;
+  /** The NetBox sources configured: with more than one, a claim leaves a send slot for the others. */
+  sourceCount?: number;
   /** How long a claim lasts (one not settled by then is taken again): a refused write is tried again well within it. */
   leaseMs: number;
   pollMs: number;

@@ -28,7 +28,7 @@ interface Loop {
 /**
  * The delivery loop: claim due deliveries (durably, leased) → compose → send → settle in one write. One batch per
  * NetBox source at a time, side by side, at most `concurrency` deliveries: a slow source holds only its own mails,
- * in order. A crash between claim and settle sends again: at least once, duplicates bounded by those in flight.
+ * in order, and never every slot. A crash between claim and settle sends again: at least once, duplicates bounded by those in flight.
  */
 export function createWorker(options: WorkerOptions) {
   const policy = createRetryDecider(options.retry, options.random);
@@ -75,13 +75,15 @@ export function createWorker(options: WorkerOptions) {
 }
 
 async function runLoop(loop: Loop): Promise<void> {
-  const { store, clock, logger, concurrency, leaseMs, pollMs, policy } = loop.options;
+  const { store, clock, logger, concurrency, leaseMs, pollMs, policy, sourceCount = 1 } = loop.options;
+  // With several sources, one claim never takes every send slot, so a slow NetBox's batch cannot hold them all.
+  const perClaim = sourceCount > 1 && concurrency > 1 ? concurrency - 1 : concurrency;
   await releaseOwnHolds(loop);
   while (!loop.stopping) {
     const now = clock.now();
     const free = Math.max(1, concurrency) - loop.claimed.size;
     // While the store refuses a settle, nothing new is claimed (see settleBatch).
-    const limit = free > 0 && loop.settle.unrecorded.count === 0 ? policy.capacity(now, free) : 0;
+    const limit = free > 0 && loop.settle.unrecorded.count === 0 ? policy.capacity(now, Math.min(free, perClaim)) : 0;
     if (limit > 0) {
       // Whether this claim is the probe of a paused queue is decided before the await.
       const asProbe = policy.state === 'open';

@@ -57,7 +57,10 @@ export function createMetrics(options: MetricsOptions) {
     registers,
   });
   const [netboxErrors, ownerFallbacks, ownerGroupsUncounted] = [
-    ['compliance_relay_netbox_fetch_errors_total', 'Failed NetBox API calls by NetBox source and reason (HTTP status, timeout, network).'],
+    [
+      'compliance_relay_netbox_fetch_errors_total',
+      'Failed NetBox API calls by NetBox source and reason (AUTH, NOT_FOUND, UNREACHABLE, TIMEOUT, SERVER, PROTOCOL, UNSAFE_URL).',
+    ],
     [
       'compliance_relay_owner_fallbacks_total',
       'Owner look-ups (routes by NetBox contacts) that failed, so the whole report went to the fallback addresses, by source and reason.',

@@ -92,6 +92,7 @@ export function createDeliveryPipeline(config: Config, io: RelayIo, deps: Pipeli
   const worker = createWorker({
     ...io,
     ...config.worker,
+    sourceCount: config.sources.length,
     store,
     notifier,
     composers: createRelayComposers(config, io, { ...deps, history, metrics }),

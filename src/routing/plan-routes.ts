@@ -43,7 +43,7 @@ function readPreviousRatio(trend: Trend | null, severity: RouteSeverity): { fail
 /** Pairs failing now that did not before; without the failing pairs, how many more results failed. Null without a previous report. */
 function countNewlyFailing(facts: ReportFacts, trend: Trend | null, severity: RouteSeverity): number | null {
   if (!trend?.previous) return null;
-  if (trend.failingSetKnown) return trend.newlyFailing.length;
+  if (trend.failingSetKnown) return trend.newlyFailing.filter((p) => severity === 'overall' || p.severity === severity).length;
   const severities = severity === 'overall' ? SEVERITIES : [severity];
   const grown = (s: RouteSeverity) => Math.max(0, readRatio(facts, s).failed - (readPreviousRatio(trend, s)?.failed ?? 0));
   return severities.map(grown).reduce((sum, n) => sum + n, 0);
@@ -109,8 +109,10 @@ export function matchCondition(condition: Condition, facts: ReportFacts, trend: 
     return r.newly_failing && (countNewlyFailing(facts, trend, r.severity) ?? 0) > 0;
   }
   if (condition.device) {
-    // Unknown devices (no NetBox, or it is down): the condition holds, so an outage never loses a page.
     if (facts.focus) return matchDevice(condition.device, facts.focus);
+    // Nothing failed: no failing device to match. Unknown devices (no NetBox, or it is down): the condition holds, so an
+    // outage never loses a page.
+    if (!hasFailures(facts)) return false;
     return facts.devices === undefined || facts.devices.some((d) => matchDevice(condition.device!, d));
   }
   const { source } = facts;

@@ -30,6 +30,7 @@ describe('several NetBox sources in one relay', () => {
   let lab: NetboxDouble;
   let relay: TestRelay;
   let dir: string;
+  let env: Record<string, string>;
 
   beforeEach(async () => {
     smtp = await startSmtpPeer();
@@ -54,7 +55,7 @@ describe('several NetBox sources in one relay', () => {
         '',
       ].join('\n'),
     );
-    relay = await startTestRelay({
+    env = {
       SMTP_URL: smtp.url,
       MAIL_TO: 'netops@example.com',
       MAIL_FROM: 'Compliance <relay@example.com>',
@@ -64,7 +65,8 @@ describe('several NetBox sources in one relay', () => {
       LAB_SECRET,
       LAB_TOKEN,
       ADMIN_TOKEN,
-    });
+    };
+    relay = await startTestRelay(env);
   });
   afterEach(async () => {
     await relay.stop();
@@ -243,5 +245,42 @@ describe('several NetBox sources in one relay', () => {
       ['lab', '32'],
     ]);
     expect(String(mails[2].parsed.text)).toContain('WHAT FAILED: 6 failing results in 1 test');
+  });
+
+  it("a silent NetBox's backlog never takes every send slot: prod's report goes while two of lab's wait", async () => {
+    await relay.stop();
+    relay = await startTestRelay({ ...env, SMTP_POOL_SIZE: '2' });
+    const path = '/api/plugins/validity/test-results/';
+    const answers: (() => void)[] = [];
+    const gate = () => lab.gates.set(path, new Promise<void>((resolve) => answers.push(resolve)));
+    gate();
+    try {
+      expect((await post(lab, 'lab', LAB_SECRET, 31, (i) => i % 2 === 0)).status).toBe(202);
+      await waitUntil(() => (lab.held.length > 0 ? true : undefined), 10_000, "lab's NetBox asked about 31");
+      // While 31 is composed, two more of lab's wait: its batch takes them together once 31 is settled.
+      expect((await post(lab, 'lab', LAB_SECRET, 32, (i) => i % 2 === 0, '2026-03-06T16:00:00.000000Z')).status).toBe(202);
+      expect((await post(lab, 'lab', LAB_SECRET, 33, (i) => i % 2 === 0, '2026-03-06T17:00:00.000000Z')).status).toBe(202);
+      // Lab's NetBox answers about 31 and falls silent again.
+      const first = answers[0];
+      gate();
+      first();
+      expect((await smtp.waitFor(1, 20_000)).map((m) => header(m, 'X-Compliance-Report-Id'))).toEqual(['31']);
+      await waitUntil(() => (lab.held.length > 1 ? true : undefined), 10_000, "lab's NetBox asked about 32");
+      // Both slots would be lab's; one stays free, and prod's report takes it.
+      expect((await post(prod, 'prod', PROD_SECRET, 41, (i) => i % 3 === 0)).status).toBe(202);
+      const mails = await smtp.waitFor(2, 20_000);
+      expect(mails.map((m) => [header(m, 'X-Compliance-Source'), header(m, 'X-Compliance-Report-Id')])).toEqual([
+        ['lab', '31'],
+        ['prod', '41'],
+      ]);
+      expect(lab.held).toHaveLength(2);
+    } finally {
+      for (const answer of answers) answer();
+    }
+    const mails = await smtp.waitFor(4, 30_000);
+    expect(mails.slice(2).map((m) => [header(m, 'X-Compliance-Source'), header(m, 'X-Compliance-Report-Id')])).toEqual([
+      ['lab', '32'],
+      ['lab', '33'],
+    ]);
   });
 });

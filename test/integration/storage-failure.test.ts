@@ -1,8 +1,9 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { SQLITE_FILE_NAME } from '../../src/store';
+import { MAIN_JS } from '../helpers/child-relay';
 import { buildBody, buildReportData, netboxSignature } from '../helpers/netbox-json';
 import { makeTempDir, postWebhook, startTestRelay, waitUntil, type TestRelay } from '../helpers/relay-harness';
 import { startSmtpPeer, type SmtpPeer } from '../helpers/smtp-peer';
@@ -118,5 +119,21 @@ describe('storage failure: 503 while the outbox cannot commit, recovery without 
     expect(await storedReportIds()).toEqual([1, 2]);
     await waitUntil(async () => ((await relay!.relay.store.readQueue()).counts.sent === 2 ? true : undefined), 10_000, 'both sent');
     expect(relay.logs.some((l) => l.includes('"code":"SQLITE_CANTOPEN"') || l.includes('SQLITE_READONLY'))).toBe(true);
+  });
+
+  it('serve on a read-only data dir exits 69 saying why, for its supervisor to start it again once the volume is writable', () => {
+    const dir = tmpfs(4096);
+    execFileSync('mount', ['-o', 'remount,ro', dir]);
+    const serve = () =>
+      spawnSync(process.execPath, [MAIN_JS, 'serve'], {
+        env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: '0', DATA_DIR: dir, ...env() },
+        encoding: 'utf8',
+        timeout: 20_000,
+      });
+    const refused = serve();
+    expect(refused.status).toBe(69);
+    expect(refused.stdout).toMatch(new RegExp(`DATA_DIR ${dir} cannot be written now \\(SQLITE_(READONLY|CANTOPEN)`));
+    expect(refused.stdout).toContain('Is its volume read-only or full?');
+    expect(fs.readdirSync(dir)).toEqual([]);
   });
 });

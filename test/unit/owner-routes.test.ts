@@ -136,6 +136,11 @@ describe('device conditions pick the failing devices a route is about', () => {
     expect(planRoutes(routes, facts([access]), null, () => null)[0]).toMatchObject({ outcome: 'skipped' });
   });
 
+  it('a report where nothing failed has no failing device: the route does not match, whatever NetBox could say', () => {
+    const allPassed = { ...facts(), counts: { ...facts().counts, HIGH: { passed: 6, count: 6 }, overall: { passed: 12, count: 12 } } };
+    expect(planRoutes(routes, allPassed, null, () => null)[0]).toMatchObject({ outcome: 'skipped' });
+  });
+
   it('with the devices unknown (NetBox down): still matches, with the whole report, so no page is lost', () => {
     const [decision] = planRoutes(routes, facts(), null, () => null);
     expect(decision.outcome).toBe('send');

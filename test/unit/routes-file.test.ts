@@ -223,6 +223,22 @@ describe('routes: matching, continue and notify policy', () => {
     );
   });
 
+  it("regression's newly_failing counts only its severity's pairs when the failing pairs are known", () => {
+    const route = parseRoutesFile(
+      'routes:\n  - name: r\n    to: a@example.com\n    match: { regression: { newly_failing: true, severity: HIGH } }\n',
+      'r.yaml',
+    );
+    const low = (device: string): FailingPair => ({ device, test: 'banner', severity: 'LOW' });
+    const before = facts({ HIGH: [9, 10], LOW: [10, 10] }, {}, 1);
+    const now = facts({ HIGH: [9, 10], LOW: [9, 10] }, {}, 2);
+    // The same HIGH pair fails in both; a LOW pair fails anew: not a HIGH regression.
+    const lowOnly = trendOf(now, before, [[high('a'), low('b')], [high('a')]]);
+    expect(planRoutes(route, now, lowOnly, never)[0].outcome).toBe('skipped');
+    const worse = facts({ HIGH: [8, 10], LOW: [10, 10] }, {}, 2);
+    const highToo = trendOf(worse, before, [[high('a'), high('c')], [high('a')]]);
+    expect(planRoutes(route, worse, highToo, never)[0].outcome).toBe('send');
+  });
+
   it('custom fields match by value, list or presence (select fields by their value)', () => {
     const route = (match: string) => parseRoutesFile(`routes:\n  - name: r\n    to: a@example.com\n    match: ${match}\n`, 'r.yaml');
     const f = facts({}, { site_group: { value: 'dc-east', label: 'DC East' }, owner: 'netops', empty: null });

@@ -34,6 +34,24 @@ describe('the boot check renders the enrichment and trend sections', () => {
       fs.rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it("renders an owner group's mail, and fails on a custom template whose owners section names a field that does not exist", async () => {
+    const views = await sampleInsightViews(config);
+    const texts = views.map((view) => loadRenderer(defaultTemplatesDir()).render(view).text);
+    expect(texts.some((t) => t.includes('Why you: primary contact of site fra1.'))).toBe(true);
+    expect(texts.some((t) => t.includes('These figures are for your 3 devices only: sw-core-1, sw-core-2.'))).toBe(true);
+    expect(texts.some((t) => t.includes("Your devices' counts are unavailable"))).toBe(true);
+    const dir = makeTempDir('templates-');
+    try {
+      fs.cpSync(defaultTemplatesDir(), dir, { recursive: true });
+      const partial = path.join(dir, 'partials', 'owners-text.hbs');
+      fs.writeFileSync(partial, fs.readFileSync(partial, 'utf8').replace('{{deviceCount}} {{plural', '{{deviceCont}} {{plural'));
+      const renderer = loadRenderer(dir);
+      expect(() => views.forEach((view) => renderer.render(view))).toThrow(TemplateError);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
 
 describe('the sample report the boot check and send-test read', () => {
