@@ -74,8 +74,9 @@ const SAMPLE_WAIVERS = [
 ];
 
 /**
- * The sample report as mailed with every insight (each kind of changed pair), with its details missing, and without
- * insights; then as an owner group gets it (with its own counts, without them, and as the fallback's whole report).
+ * The sample report as mailed with every insight (each kind of changed pair), fetched by the catch-up with its details
+ * missing, and without insights; then as an owner group gets it (with its own counts, without them, and as the
+ * fallback's whole report).
  */
 export async function sampleInsightViews(config: SampleSettings): Promise<ReportView[]> {
   const delivery = readSampleDelivery();
@@ -119,7 +120,11 @@ export async function sampleInsightViews(config: SampleSettings): Promise<Report
     attachMaxBytes: 300,
     relayUrl: 'https://relay.example.com',
   };
-  const [whole, ...others] = [enriched, missing, undefined].map((insights) => buildMailView(delivery, insights, options));
+  // The one with its details missing came by the catch-up (its webhook never arrived).
+  const caughtUp = { ...delivery, receivedVia: 'catch-up' as const };
+  const [whole, ...others] = [enriched, missing, undefined].map((insights) =>
+    buildMailView(insights === missing ? caughtUp : delivery, insights, options),
+  );
   const group: OwnerGroupPlan = {
     route: 'sample',
     key: 'o-sample',
@@ -207,7 +212,8 @@ const SAMPLE_NOTICES: NoticeJob[] = [
 export async function verifyRouteTemplates(renderer: Renderer, config: SampleSettings & Pick<Config, 'routing'>): Promise<void> {
   const views = await sampleInsightViews(config);
   const digestViews = sampleDigestContents(config.mail.timezone).map(buildDigestView);
-  const onRoute = (name: string) => views.map((view) => ({ ...view, route: { name, reminder: false, reason: 'sample' } }));
+  // Every other sample as a repeat_after reminder.
+  const onRoute = (name: string) => views.map((view, i) => ({ ...view, route: { name, reminder: i % 2 === 1, reason: 'sample' } }));
   // The digest and the notice sets render digests and notices, not reports: each is checked with its own samples only.
   for (const set of renderer.sets.filter((s) => s !== DIGEST_TEMPLATE_SET && s !== NOTICE_TEMPLATE_SET))
     for (const view of onRoute('sample')) renderer.render(view, set);

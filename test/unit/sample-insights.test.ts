@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { defaultTemplatesDir, loadRenderer, TemplateError } from '../../src/mail';
-import { readSampleBody, sampleInsightViews } from '../../src/compose';
+import { readSampleBody, sampleInsightViews, verifyRouteTemplates } from '../../src/compose';
 import { makeTempDir } from '../helpers/relay-harness';
 
 const config = { mail: { timezone: 'UTC' }, netbox: { url: 'https://netbox.example.com' } } as Parameters<typeof sampleInsightViews>[0];
@@ -51,6 +51,29 @@ describe('the boot check renders the enrichment and trend sections', () => {
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe("the boot check reaches a catch-up's report and a reminder", () => {
+  const broken = async (file: string, edit: (text: string) => string) => {
+    const dir = makeTempDir('templates-');
+    try {
+      fs.cpSync(defaultTemplatesDir(), dir, { recursive: true });
+      const target = path.join(dir, file);
+      fs.writeFileSync(target, edit(fs.readFileSync(target, 'utf8')));
+      return await verifyRouteTemplates(loadRenderer(dir), { ...config, routing: { routes: [] } }).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  };
+
+  it('passes the shipped templates, and fails a misspelt field inside {{#if receivedText}} or {{#if route.reminder}}', async () => {
+    expect(await broken('report/text.hbs', (t) => t)).toBeUndefined();
+    expect(await broken('report/text.hbs', (t) => t.replace('{{receivedText}}', '{{recievedText}}'))).toBeInstanceOf(TemplateError);
+    expect(await broken('report/text.hbs', (t) => `${t}{{#if route.reminder}}{{remindr}}{{/if}}`)).toBeInstanceOf(TemplateError);
   });
 });
 
