@@ -61,7 +61,7 @@ describe("the boot check reaches a catch-up's report and a reminder", () => {
       fs.cpSync(defaultTemplatesDir(), dir, { recursive: true });
       const target = path.join(dir, file);
       fs.writeFileSync(target, edit(fs.readFileSync(target, 'utf8')));
-      return await verifyRouteTemplates(loadRenderer(dir), { ...config, routing: { routes: [] } }).then(
+      return await verifyRouteTemplates(loadRenderer(dir), { ...config, routing: { file: undefined, routes: [] } }).then(
         () => undefined,
         (error: unknown) => error,
       );
