@@ -116,8 +116,8 @@ async function waitForSignal(server: http.Server, relay: Relay, { config, io, lo
   const force = setTimeout(() => server.closeAllConnections(), config.http.shutdownTimeoutMs);
   force.unref();
   try {
-    await closed;
-    await relay.stop();
+    // The worker stops claiming now, not once the last request is answered: the whole stop stays within the bound.
+    await relay.stop(closed);
     clearTimeout(force);
     lock?.release();
     logger.info('stopped');

@@ -108,7 +108,7 @@ export const SettingsSchema = z.object({
     shutdownTimeoutMs: env('SHUTDOWN_TIMEOUT_MS', positiveInt(10_000, MAX_TIMER_MS), {
       group: 'advanced',
       description:
-        "On SIGTERM, how long sends in flight may finish (unfinished ones are resent at the next start): keep it below the orchestrator's grace period (Kubernetes: terminationGracePeriodSeconds, 30 s by default).",
+        "On SIGTERM, how long sends in flight and requests under way may finish, together (unfinished sends are resent at the next start): keep it below the orchestrator's grace period (Kubernetes: terminationGracePeriodSeconds, 30 s by default).",
     }),
   }),
   webhook: z.object({

@@ -54,11 +54,14 @@ export async function createRelay(config: Config, io: RelayIo) {
     app,
     /** Releases what a previous process left in flight and starts the worker and the timers. */
     start: (): Promise<void> => startRelay(parts, io),
-    /** Stops the worker (waiting for sends in flight up to the bound), then closes the mail transport, NetBox and the store. */
-    async stop(): Promise<void> {
+    /**
+     * Stops the worker at once (waiting for sends in flight up to the bound), then closes the mail transport, NetBox and,
+     * once `requestsDone` (the HTTP server's close), the store.
+     */
+    async stop(requestsDone: Promise<void> = Promise.resolve()): Promise<void> {
       if (stopped) return;
       stopped = true;
-      await stopRelay(parts, config, io);
+      await stopRelay(parts, config, io, requestsDone);
     },
   };
 }
@@ -96,7 +99,7 @@ async function startRelay(parts: RelayParts, io: RelayIo): Promise<void> {
   for (const part of [parts.worker, parts.retention, parts.transportHealth, parts.watchdog, parts.digests, parts.catchUps]) part?.start();
 }
 
-async function stopRelay(parts: RelayParts, config: Config, io: RelayIo): Promise<void> {
+async function stopRelay(parts: RelayParts, config: Config, io: RelayIo, requestsDone: Promise<void>): Promise<void> {
   const { worker } = parts;
   for (const part of [parts.retention, parts.transportHealth, parts.watchdog, parts.digests]) part?.stop();
   const catchUpsStopped = parts.catchUps.stop();
@@ -111,6 +114,8 @@ async function stopRelay(parts: RelayParts, config: Config, io: RelayIo): Promis
   for (const client of parts.netbox.values()) client.close();
   // A catch-up in flight ends (its NetBox requests cut) and gives its lease back before the store closes.
   await catchUpsStopped;
+  // A webhook still being answered stores its delivery before the store closes.
+  await requestsDone;
   await parts.store.close();
 }
 
