@@ -204,7 +204,7 @@ async function previewDigest(routeName: string, options: { period?: string; out:
       if (recorded) Object.assign(job, { periodStart: recorded.periodStart, late: recorded.late, queuedAt: recorded.queuedAt });
     }
     const waivers = createRelayWaiverBook(config, { clock, logger: createSilentLogger() }, store);
-    const composeDigest = createRelayDigestComposer(config, { clock }, { store, renderer, waivers, routes: [route] });
+    const composeDigest = createRelayDigestComposer(config, { clock }, { store, renderer, waivers });
     const { message: mail } = await composeDigest({ ...buildJobDelivery({ kind: 'digest', job }), id: 0 } as DeliveryRecord);
     const period = `${new Date(job.periodStart).toISOString()} to ${new Date(job.periodEnd).toISOString()}`;
     writePreviewFiles(io, options.out, mail, `Digest ${route.name}, ${period}`);
