@@ -40,9 +40,7 @@ export function registerCatchUpSeries(
       }
     },
   });
-  const known = new Set(options.sources);
   return (count) => {
-    if (!known.has(count.source)) return;
     if (count.result === 'done') caughtUp.inc({ source: count.source }, count.queued);
     else if (count.result === 'failed') failures.inc({ source: count.source, code: (count.code ?? 'ERROR').slice(0, 40) });
   };
