@@ -12,7 +12,7 @@ const CATCH_UP_BUDGET_MS = 60_000;
 const CATCH_UP_LEASE_MS = 2 * CATCH_UP_BUDGET_MS;
 
 export type CatchUpOutcome =
-  | { source: string; result: 'done'; queued: number; at: number }
+  | { source: string; result: 'done'; queued: number }
   /** Another relay sharing the store holds the source's lease: it catches up. */
   | { source: string; result: 'busy' }
   | { source: string; result: 'failed'; code: string };
@@ -78,7 +78,7 @@ function createCatchUp(options: CatchUpOptions) {
     try {
       const result = await catchUpSource(state, { ...options, now, budget });
       await store.finishCatchUp({ source, owner, now: clock.now(), seen: result.seen });
-      return { source, result: 'done', queued: result.queued, at: clock.now() };
+      return { source, result: 'done', queued: result.queued };
     } catch (error) {
       await store.finishCatchUp({ source, owner, now: clock.now() }).catch(() => undefined);
       return fail(error);
