@@ -1,6 +1,6 @@
 import type { Registry } from 'prom-client';
 import { describeCatchUp, planCatchUp, type Config } from '../config';
-import { registerCatchUpSeries } from '../metrics';
+import { registerCatchUpSeries, type CatchUpOutcome } from '../metrics';
 import { NetboxError, type NetboxClient, type RequestBudget } from '../netbox';
 import { coalesceRuns, createRepeatingTask, RelayError, type Clock } from '../shared';
 import { StorageUnavailableError, type Store } from '../store';
@@ -10,12 +10,6 @@ import { catchUpSource, type SourceCatchUpContext } from './catch-up-source';
 const CATCH_UP_BUDGET_MS = 60_000;
 /** The source's lease outlives the budget, so a live run keeps it; a dead relay's lease lapses after this. */
 const CATCH_UP_LEASE_MS = 2 * CATCH_UP_BUDGET_MS;
-
-export type CatchUpOutcome =
-  | { source: string; result: 'done'; queued: number }
-  /** Another relay sharing the store holds the source's lease: it catches up. */
-  | { source: string; result: 'busy' }
-  | { source: string; result: 'failed'; code: string };
 
 interface CatchUpOptions extends Omit<SourceCatchUpContext, 'store' | 'now' | 'budget'> {
   store: Pick<Store, 'takeCatchUpLease' | 'finishCatchUp'> & SourceCatchUpContext['store'];
