@@ -28,7 +28,7 @@ export async function previewCommand(file: string | undefined, options: PreviewO
   let store: Store | undefined;
   try {
     const named = checkOptions(file, options, config);
-    if (options.digest !== undefined) return await previewDigest(options.digest, { period: options.period, out: options.out }, config, io);
+    if (options.digest !== undefined) return await previewDigest(options.digest, options, config, io);
     if (file === undefined) store = openStore(config.store);
     const loaded = store ? await readStoredDelivery(store, options) : readDeliveryFile(path.resolve(io.cwd, file!), io);
     const route = named ?? (await chooseRoute(config, store, loaded.id));
