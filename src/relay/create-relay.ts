@@ -49,18 +49,14 @@ export async function createRelay(config: Config, io: RelayIo) {
   const parts = { store, renderer, notifier, netbox, watchdog, digests, catchUps, retention, webhooksInFlight, ...delivery, ...shared };
   // Annotated: RelayParts is derived from what this function returns, which must not wait on the app's type.
   const app: Express = createRelayApp(config, io, parts);
-  let stopped = false;
+  let stopping: Promise<void> | undefined;
   return {
     ...parts,
     app,
     /** Releases what a previous process left in flight and starts the worker and the timers. */
     start: (): Promise<void> => startRelay(parts, io),
-    /** Stops the worker (waiting for sends in flight up to the bound), then closes the mail transport, NetBox and the store. */
-    async stop(): Promise<void> {
-      if (stopped) return;
-      stopped = true;
-      await stopRelay(parts, config, io);
-    },
+    /** Stops the worker (waiting for sends in flight up to the bound), then closes the mail transport, NetBox and the store; once. */
+    stop: (): Promise<void> => (stopping ??= stopRelay(parts, config, io)),
   };
 }
 
