@@ -1,6 +1,6 @@
 import type { Registry } from 'prom-client';
 import { describeCatchUp, planCatchUp, type Config } from '../config';
-import { registerCatchUpSeries } from '../metrics';
+import { registerCatchUpSeries, type CatchUpOutcome } from '../metrics';
 import { NetboxError, type NetboxClient, type RequestBudget } from '../netbox';
 import { coalesceRuns, createRepeatingTask, RelayError, type Clock } from '../shared';
 import { StorageUnavailableError, type Store } from '../store';
@@ -10,12 +10,6 @@ import { catchUpSource, type SourceCatchUpContext } from './catch-up-source';
 const CATCH_UP_BUDGET_MS = 60_000;
 /** The source's lease outlives the budget, so a live run keeps it; a dead relay's lease lapses after this. */
 const CATCH_UP_LEASE_MS = 2 * CATCH_UP_BUDGET_MS;
-
-export type CatchUpOutcome =
-  | { source: string; result: 'done'; queued: number; at: number }
-  /** Another relay sharing the store holds the source's lease: it catches up. */
-  | { source: string; result: 'busy' }
-  | { source: string; result: 'failed'; code: string };
 
 interface CatchUpOptions extends Omit<SourceCatchUpContext, 'store' | 'now' | 'budget'> {
   store: Pick<Store, 'takeCatchUpLease' | 'finishCatchUp'> & SourceCatchUpContext['store'];
@@ -78,7 +72,7 @@ function createCatchUp(options: CatchUpOptions) {
     try {
       const result = await catchUpSource(state, { ...options, now, budget });
       await store.finishCatchUp({ source, owner, now: clock.now(), seen: result.seen });
-      return { source, result: 'done', queued: result.queued, at: clock.now() };
+      return { source, result: 'done', queued: result.queued };
     } catch (error) {
       await store.finishCatchUp({ source, owner, now: clock.now() }).catch(() => undefined);
       return fail(error);

@@ -1,1 +1,1 @@
-export { createSourceCatchUps, type CatchUpOutcome } from './create-catch-up';
+export { createSourceCatchUps } from './create-catch-up';

@@ -89,8 +89,7 @@ async function checkOwnerRoutesOnline(config: Config, io: CliIo): Promise<void> 
       if (!body) continue;
       const delivery = { ...latest, body };
       renderer ??= loadRenderer(config.mail.templatesDir);
-      const deps = { renderer, store, readFile: io.readFile };
-      await composeReadOnly(config, delivery, deps, async (_composer, composed) => {
+      await composeReadOnly(config, delivery, { renderer, store, readFile: io.readFile }, async (_composer, composed) => {
         for (const route of routes) {
           const owners = await findOwnerGroups(config, config.routing.routes, route.name, delivery, composed, store);
           const head = `Route ${route.name}, latest report ${latest.reportId} of source ${source.name} (delivery ${latest.id})`;

@@ -9,7 +9,7 @@ import type { CliIo } from './io';
 const HOST_LOOKUP_TIMEOUT_MS = 5_000;
 
 /** Loads the config, or prints every problem (with `found`, unless the schema refused that variable) and returns undefined. */
-export function loadConfigOrReport(io: CliIo, found: ConfigIssue[] = []): Config | undefined {
+export function loadConfigOrReport(io: CliIo, found: ConfigIssue[]): Config | undefined {
   let issues = found;
   try {
     const config = loadConfig(io.env, { readFile: (file) => io.readFile(file).toString('utf8'), cwd: io.cwd, transports: io.transports });

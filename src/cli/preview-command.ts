@@ -28,10 +28,10 @@ export async function previewCommand(file: string | undefined, options: PreviewO
   let store: Store | undefined;
   try {
     const named = checkOptions(file, options, config);
-    if (options.digest !== undefined) return await previewDigest(options.digest, { period: options.period, out: options.out }, config, io);
+    if (options.digest !== undefined) return await previewDigest(options.digest, options, config, io);
     if (file === undefined) store = openStore(config.store);
     const loaded = store ? await readStoredDelivery(store, options) : readDeliveryFile(path.resolve(io.cwd, file!), io);
-    const route = await chooseRoute(config, named, store, loaded.id);
+    const route = named ?? (await chooseRoute(config, store, loaded.id));
     return await writePreview(loaded, route, { config, io, store, out: options.out, group: options.group });
   } catch (error) {
     if (error instanceof UsageError) throw error;
@@ -57,8 +57,7 @@ function checkOptions(file: string | undefined, options: PreviewOptions, config:
   return route;
 }
 
-async function chooseRoute(config: Config, named: Route | undefined, store: Store | undefined, deliveryId: number): Promise<Route> {
-  if (named) return named;
+async function chooseRoute(config: Config, store: Store | undefined, deliveryId: number): Promise<Route> {
   const { routes } = config.routing;
   const mailed = store ? (await store.listRouteMails([deliveryId])).find((m) => m.outcome === 'send') : undefined;
   // A digest route mails no report: the first per-report route stands in (else the first route).
@@ -204,7 +203,7 @@ async function previewDigest(routeName: string, options: { period?: string; out:
       if (recorded) Object.assign(job, { periodStart: recorded.periodStart, late: recorded.late, queuedAt: recorded.queuedAt });
     }
     const waivers = createRelayWaiverBook(config, { clock, logger: createSilentLogger() }, store);
-    const composeDigest = createRelayDigestComposer(config, { clock }, { store, renderer, waivers, routes: [route] });
+    const composeDigest = createRelayDigestComposer(config, { clock }, { store, renderer, waivers });
     const { message: mail } = await composeDigest({ ...buildJobDelivery({ kind: 'digest', job }), id: 0 } as DeliveryRecord);
     const period = `${new Date(job.periodStart).toISOString()} to ${new Date(job.periodEnd).toISOString()}`;
     writePreviewFiles(io, options.out, mail, `Digest ${route.name}, ${period}`);

@@ -1,7 +1,7 @@
 import type { ComposedReport, ReportComposer } from '../compose';
 import type { Config } from '../config';
 import type { Renderer } from '../mail';
-import { createRelayNetboxClients, createRelayReportComposer, createRelayWaiverBook, findDeliverySource } from '../relay';
+import { createRelayReportComposer, createRelayWaiverBook, createSourceNetboxClient, findDeliverySource } from '../relay';
 import { createRoutePlanner, type Route } from '../routing';
 import { createSilentLogger, systemClock } from '../shared';
 import type { DeliveryRecord, OwnerGroupPlan, Store } from '../store';
@@ -15,13 +15,14 @@ export async function composeReadOnly<T>(
 ): Promise<T> {
   const { store } = deps;
   const io = { clock: systemClock, logger: createSilentLogger() };
-  const netbox = createRelayNetboxClients(config, { clock: systemClock, readFile: deps.readFile });
+  const source = findDeliverySource(config, delivery.source);
+  const netbox = source.netbox.url ? createSourceNetboxClient(config, source, { clock: systemClock, readFile: deps.readFile }) : undefined;
   try {
     const composer = createRelayReportComposer(config, io, {
       waivers: store && createRelayWaiverBook(config, io, store),
       renderer: deps.renderer,
-      source: findDeliverySource(config, delivery.source),
-      netbox: netbox.get(delivery.source),
+      source,
+      netbox,
       routes: deps.routes,
       history: store && {
         findReportBefore: store.findReportBefore.bind(store),
@@ -33,7 +34,7 @@ export async function composeReadOnly<T>(
     });
     return await use(composer, await composer.compose(delivery));
   } finally {
-    for (const client of netbox.values()) client.close();
+    netbox?.close();
   }
 }
 

@@ -46,7 +46,7 @@ export async function collectDigest(deps: DigestSources, route: Route, job: Dige
   );
   const detailed = ranked.slice(0, MAX_DIGEST_SERIES);
   const sources: DigestContent['sources'] = [];
-  for (const source of [...new Set(detailed.map((t) => t.source))].sort((a, b) => compareNames(a, b))) {
+  for (const source of [...new Set(detailed.map((t) => t.source))].sort(compareNames)) {
     const series = [];
     for (const tally of detailed.filter((t) => t.source === source).sort((a, b) => compareNames(a.series, b.series))) {
       // Read again for the few series shown whole: the period's snapshots are never all held at once.

@@ -1,2 +1,2 @@
 export { createMetrics, registerWaiverGauge, type RelayMetrics } from './create-metrics';
-export { registerCatchUpSeries } from './register-catch-up-series';
+export { registerCatchUpSeries, type CatchUpOutcome } from './register-catch-up-series';

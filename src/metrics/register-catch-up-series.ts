@@ -2,15 +2,18 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 import type { Clock, Logger } from '../shared';
 import type { Store } from '../store';
 
-/** One catch-up of a source as the metrics count it (the catch-up's own outcome, which lives above this layer). */
-export type CatchUpCount =
-  { source: string; result: 'done'; queued: number } | { source: string; result: 'busy' | 'failed'; code?: string };
+/** How one catch-up of a source ended, as the catch-up answers it and the metrics count it. */
+export type CatchUpOutcome =
+  | { source: string; result: 'done'; queued: number }
+  /** Another relay sharing the store holds the source's lease: it catches up. */
+  | { source: string; result: 'busy' }
+  | { source: string; result: 'failed'; code: string };
 
 /** The catch-up's series (queued, failures by code, age of any relay's last success); returns the outcome recorder. */
 export function registerCatchUpSeries(
   registry: Registry,
   options: { sources: readonly string[]; store: Pick<Store, 'getCatchUpState'>; clock: Clock; logger: Logger },
-): (count: CatchUpCount) => void {
+): (count: CatchUpOutcome) => void {
   const caughtUp = new Counter({
     name: 'compliance_relay_catch_up_reports_total',
     help: 'Reports fetched from NetBox and queued because their webhook never arrived, by NetBox source.',
@@ -40,10 +43,8 @@ export function registerCatchUpSeries(
       }
     },
   });
-  const known = new Set(options.sources);
   return (count) => {
-    if (!known.has(count.source)) return;
     if (count.result === 'done') caughtUp.inc({ source: count.source }, count.queued);
-    else if (count.result === 'failed') failures.inc({ source: count.source, code: (count.code ?? 'ERROR').slice(0, 40) });
+    else if (count.result === 'failed') failures.inc({ source: count.source, code: count.code.slice(0, 40) });
   };
 }

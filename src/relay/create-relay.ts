@@ -13,7 +13,7 @@ import { createDigestScheduler, type DigestScheduler } from '../digest';
 import { createSourceCatchUps } from '../catch-up';
 import { createActivityCounter, createAuthThrottle, type Logger } from '../shared';
 import { createRetention, openStore, StorageUnavailableError, type Store } from '../store';
-import { createDeliveryPipeline, createRelayNetboxClients, createRelayWaiverBook, type RelayIo } from './delivery-pipeline';
+import { createDeliveryPipeline, createRelayWaiverBook, createSourceNetboxClient, type RelayIo } from './delivery-pipeline';
 
 export type Relay = Awaited<ReturnType<typeof createRelay>>;
 
@@ -28,7 +28,8 @@ export async function createRelay(config: Config, io: RelayIo) {
     onIdleError: (error) => io.logger.warn({ err: error.message }, 'a pooled PostgreSQL connection failed; it will be replaced'),
   });
   const notifier = createNotifier(config.transport, { readFile: io.readFile, clock: io.clock, proxy: config.proxy }, io.transports);
-  const netbox = createRelayNetboxClients(config, io);
+  // For enrichment: one client per source with a NetBox URL.
+  const netbox = new Map(config.sources.filter((s) => s.netbox.url).map((s) => [s.name, createSourceNetboxClient(config, s, io)]));
   const webhooksInFlight = createActivityCounter();
   const shared = { failures: buildFailureCatalogue(io.transports), waivers: createRelayWaiverBook(config, io, store) };
   const delivery = createDeliveryPipeline(config, io, { store, renderer, notifier, netbox, webhooksInFlight, ...shared });
@@ -48,7 +49,7 @@ export async function createRelay(config: Config, io: RelayIo) {
   const parts = { store, renderer, notifier, netbox, watchdog, digests, catchUps, retention, webhooksInFlight, ...delivery, ...shared };
   // Annotated: RelayParts is derived from what this function returns, which must not wait on the app's type.
   const app: Express = createRelayApp(config, io, parts);
-  let stopped = false;
+  let stopping: Promise<void> | undefined;
   return {
     ...parts,
     app,
@@ -56,13 +57,9 @@ export async function createRelay(config: Config, io: RelayIo) {
     start: (): Promise<void> => startRelay(parts, io),
     /**
      * Stops the worker at once (waiting for sends in flight up to the bound), then closes the mail transport, NetBox and,
-     * once `requestsDone` (the HTTP server's close), the store.
+     * once `requestsDone` (the HTTP server's close), the store; once.
      */
-    async stop(requestsDone: Promise<void> = Promise.resolve()): Promise<void> {
-      if (stopped) return;
-      stopped = true;
-      await stopRelay(parts, config, io, requestsDone);
-    },
+    stop: (requestsDone: Promise<void> = Promise.resolve()): Promise<void> => (stopping ??= stopRelay(parts, config, io, requestsDone)),
   };
 }
 

@@ -35,11 +35,7 @@ export interface RelayIo {
   transports?: readonly TransportDescriptor[];
 }
 
-/** The NetBox clients for enrichment: one per source with a NetBox URL, so a source's token only ever goes to its own NetBox. */
-export function createRelayNetboxClients(config: Config, io: Pick<RelayIo, 'clock' | 'readFile'>): Map<string, NetboxClient> {
-  return new Map(config.sources.filter((s) => s.netbox.url).map((source) => [source.name, createSourceNetboxClient(config, source, io)]));
-}
-
+/** A source's NetBox client: its own URL, token and CA, so a source's token only ever goes to its own NetBox. */
 export function createSourceNetboxClient(
   config: Config,
   source: SourceConfig,
@@ -155,14 +151,14 @@ export function createRelayReportComposer(
 export function createRelayDigestComposer(
   config: Config,
   io: Pick<RelayIo, 'clock'>,
-  deps: { store: Store; renderer: Renderer; waivers: WaiverBook; routes?: readonly Route[] },
+  deps: { store: Store; renderer: Renderer; waivers: WaiverBook },
 ) {
   return createDigestComposer({
     store: deps.store,
     renderer: deps.renderer,
     sources: config.sources.map((s) => ({ name: s.name, tags: s.tags, netboxUrl: s.netbox.url })),
     waivers: (source) => deps.waivers.list({ source }),
-    routes: deps.routes ?? config.routing.routes,
+    routes: config.routing.routes,
     from: config.mail.from,
     defaultTimezone: config.mail.timezone,
     clock: io.clock,

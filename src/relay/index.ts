@@ -1,7 +1,6 @@
 export { createRelay, type Relay } from './create-relay';
 export {
   createRelayDigestComposer,
-  createRelayNetboxClients,
   createRelayReportComposer,
   createRelayWaiverBook,
   createSourceNetboxClient,

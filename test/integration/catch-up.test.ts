@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import type { CatchUpOutcome } from '../../src/catch-up';
+import type { CatchUpOutcome } from '../../src/metrics';
 import { createSessionKeys, SESSION_COOKIE } from '../../src/dashboard';
 import { SqliteStore } from '../../src/store';
 import { textOf } from '../helpers/html';
