@@ -75,10 +75,10 @@ const SAMPLE_WAIVERS = [
 
 /**
  * The sample report as mailed with every insight (each kind of changed pair), fetched by the catch-up with its details
- * missing, and without insights; then as an owner group gets it (with its own counts, without them, and as the
- * fallback's whole report).
+ * missing, and without insights; then (`ownerGroups`) as an owner group gets it (with its own counts, without them, and
+ * as the fallback's whole report).
  */
-export async function sampleInsightViews(config: SampleSettings): Promise<ReportView[]> {
+export async function sampleInsightViews(config: SampleSettings, { ownerGroups = true } = {}): Promise<ReportView[]> {
   const delivery = readSampleDelivery();
   // A history (newest first) that keeps nothing: the sample's trend is computed, never recorded.
   const insights = (reports: ReportSnapshot[], failures: FailingPair[] | null) => {
@@ -142,7 +142,7 @@ export async function sampleInsightViews(config: SampleSettings): Promise<Report
     { ...group, counts: null, countsMissing: 'NetBox could not give the report’s results' },
     { ...group, key: 'whole', whole: true, note: 'NetBox could not say who owns what: this is the whole report.' },
   ];
-  const owners = groups.map((g) => buildOwnerGroupView(whole, delivery, enriched, g, options));
+  const owners = ownerGroups ? groups.map((g) => buildOwnerGroupView(whole, delivery, enriched, g, options)) : [];
   return [whole, ...others, ...owners].map((mail) => mail.view);
 }
 
@@ -210,7 +210,8 @@ const SAMPLE_NOTICES: NoticeJob[] = [
 
 /** Renders the samples with every set and each route's set and subject: a broken template fails at boot ({@link TemplateError}). */
 export async function verifyRouteTemplates(renderer: Renderer, config: SampleSettings & Pick<Config, 'routing'>): Promise<void> {
-  const views = await sampleInsightViews(config);
+  // The owner groups' samples only where a route mails by owner: the others never render those branches.
+  const views = await sampleInsightViews(config, { ownerGroups: config.routing.routes.some((r) => r.owners !== undefined) });
   const digestViews = sampleDigestContents(config.mail.timezone).map(buildDigestView);
   // Every other sample as a repeat_after reminder.
   const onRoute = (name: string) => views.map((view, i) => ({ ...view, route: { name, reminder: i % 2 === 1, reason: 'sample' } }));

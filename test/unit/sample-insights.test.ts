@@ -3,6 +3,7 @@ import path from 'node:path';
 import { defaultTemplatesDir, loadRenderer, TemplateError } from '../../src/mail';
 import { readSampleBody, sampleInsightViews, verifyRouteTemplates } from '../../src/compose';
 import { makeTempDir } from '../helpers/relay-harness';
+import { parseRoutesFile, type Route } from '../../src/routing';
 
 const config = { mail: { timezone: 'UTC' }, netbox: { url: 'https://netbox.example.com' } } as Parameters<typeof sampleInsightViews>[0];
 
@@ -55,13 +56,13 @@ describe('the boot check renders the enrichment and trend sections', () => {
 });
 
 describe("the boot check reaches a catch-up's report and a reminder", () => {
-  const broken = async (file: string, edit: (text: string) => string) => {
+  const broken = async (file: string, edit: (text: string) => string, routes: Route[] = []) => {
     const dir = makeTempDir('templates-');
     try {
       fs.cpSync(defaultTemplatesDir(), dir, { recursive: true });
       const target = path.join(dir, file);
       fs.writeFileSync(target, edit(fs.readFileSync(target, 'utf8')));
-      return await verifyRouteTemplates(loadRenderer(dir), { ...config, routing: { file: undefined, routes: [] } }).then(
+      return await verifyRouteTemplates(loadRenderer(dir), { ...config, routing: { file: undefined, routes } }).then(
         () => undefined,
         (error: unknown) => error,
       );
@@ -74,6 +75,16 @@ describe("the boot check reaches a catch-up's report and a reminder", () => {
     expect(await broken('report/text.hbs', (t) => t)).toBeUndefined();
     expect(await broken('report/text.hbs', (t) => t.replace('{{receivedText}}', '{{recievedText}}'))).toBeInstanceOf(TemplateError);
     expect(await broken('report/text.hbs', (t) => `${t}{{#if route.reminder}}{{remindr}}{{/if}}`)).toBeInstanceOf(TemplateError);
+  });
+
+  it('checks the owners section where a route mails by owner, and only there (no other route renders it)', async () => {
+    const owners = parseRoutesFile(
+      'routes:\n  - name: owners\n    to:\n      netbox_contacts: { role: owner }\n      fallback: noc@example.com\n      allowed_domains: "*"\n',
+      'routes.yaml',
+    );
+    const typo = (t: string) => t.replace('{{deviceCount}} {{plural', '{{deviceCont}} {{plural');
+    expect(await broken('partials/owners-text.hbs', typo, owners)).toBeInstanceOf(TemplateError);
+    expect(await broken('partials/owners-text.hbs', typo)).toBeUndefined();
   });
 });
 
