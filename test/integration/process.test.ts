@@ -5,6 +5,7 @@ import path from 'node:path';
 import { SqliteStore } from '../../src/store';
 import { buildBody, buildReportData } from '../helpers/netbox-json';
 import { makeTempDir, postWebhook, waitUntil } from '../helpers/relay-harness';
+import { startChildRelay } from '../helpers/child-relay';
 import { startSmtpPeer } from '../helpers/smtp-peer';
 
 const MAIN = path.join(__dirname, '../../dist/src/main.js');
@@ -126,37 +127,21 @@ describe('the compliance-relay process', () => {
   it('on SIGTERM, while a client still holds a request open, finishes the send in flight and starts no other', async () => {
     const smtp = await startSmtpPeer({ behaviour: { type: 'accept', delayMs: 1000 } });
     const dataDir = makeTempDir();
-    const port = await freePort();
-    const child: ChildProcess = spawn(process.execPath, [MAIN, 'serve'], {
-      env: baseEnv({
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        DATA_DIR: dataDir,
-        SMTP_URL: smtp.url,
-        SMTP_POOL_SIZE: '1',
-        MAIL_TO: 'ops@example.com',
-        SHUTDOWN_TIMEOUT_MS: '4000',
-      }),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout!.on('data', (c: Buffer) => (output += c.toString()));
-    child.stderr!.on('data', (c: Buffer) => (output += c.toString()));
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const env = { DATA_DIR: dataDir, SMTP_URL: smtp.url, SMTP_POOL_SIZE: '1', MAIL_TO: 'ops@example.com', SHUTDOWN_TIMEOUT_MS: '4000' };
+    const child = await startChildRelay(env, { cwd: dataDir });
     const slow = new net.Socket();
     try {
-      await waitUntil(() => output.includes('listening on'), 15_000, 'the relay to listen');
-      const url = `http://127.0.0.1:${port}/webhook`;
+      const url = `${child.url}/webhook`;
       expect((await postWebhook(url, buildBody({ data: buildReportData({ id: 601 }) }))).status).toBe(202);
       await waitUntil(() => (smtp.attempts >= 1 ? true : undefined), 10_000, "report 601's mail to reach the SMTP server");
       // Queued behind it (one send at a time).
       expect((await postWebhook(url, buildBody({ data: buildReportData({ id: 602 }) }))).status).toBe(202);
       // A client that sent half of its request: the server waits for it until the bound.
-      await new Promise<void>((resolve) => slow.connect(port, '127.0.0.1', resolve));
+      await new Promise<void>((resolve) => slow.connect(child.port, '127.0.0.1', resolve));
       slow.on('error', () => undefined);
       slow.write('POST /webhook HTTP/1.1\r\nHost: relay\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"event"');
-      child.kill('SIGTERM');
-      expect(await exited).toBe(0);
+      child.proc.kill('SIGTERM');
+      expect((await child.exited).code).toBe(0);
       expect(smtp.received.map((m) => m.parsed.headers.get('x-compliance-report-id'))).toEqual(['601']);
       const store = SqliteStore.open({ dataDir });
       const states = (await store.listDeliveries()).map((d) => [d.reportId, d.state]).sort();
@@ -167,7 +152,7 @@ describe('the compliance-relay process', () => {
       await store.close();
     } finally {
       slow.destroy();
-      if (child.exitCode === null) child.kill('SIGKILL');
+      await child.kill('SIGKILL');
       await smtp.close();
       fs.rmSync(dataDir, { recursive: true, force: true });
     }
