@@ -28,7 +28,8 @@ interface Loop {
 /**
  * The delivery loop: claim due deliveries (durably, leased) → compose → send → settle in one write. One batch per
  * NetBox source at a time, side by side, at most `concurrency` deliveries: a slow source holds only its own mails,
- * in order, and never every slot. A crash between claim and settle sends again: at least once, duplicates bounded by those in flight.
+ * in order, and never every slot. A crash between claim and settle sends again: at least once, duplicates bounded
+ * by those in flight.
  */
 export function createWorker(options: WorkerOptions) {
   const policy = createRetryDecider(options.retry, options.random);
